@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+)
+
+// run executes the CLI and returns the exit code. Only main exits.
+func run(ctx context.Context, args []string, e env) int {
+	app := newApp(e)
+	err := app.RunContext(ctx, args)
+	if err != nil {
+		printError(e.stderr, err)
+	}
+	return exitCode(ctx, err)
+}
+
+// Global flags and the environment variables that stand in for them.
+var globals = []struct{ name, env, usage string }{
+	{"db", "DELTA_MEMORY_DB", "SQLite memory database (default: $DELTA_CWD/.delta/memory.db, else ./.delta/memory.db)"},
+	{"run", "DELTA_RUN_ID", "run id to work on (default: the run appended to most recently)"},
+}
+
+// globalFlags are attached to every command, so they work where users type
+// them: `delta memory import --db x.db FILE` as well as `delta --db x.db …`.
+// urfave/cli v2 does not pass a parent's flags down to subcommands. The env
+// vars are resolved by global, not by urfave, so that a flag typed at any
+// level beats the environment.
+func globalFlags() []cli.Flag {
+	out := make([]cli.Flag, len(globals))
+	for i, g := range globals {
+		out[i] = &cli.StringFlag{Name: g.name, Usage: fmt.Sprintf("%s [$%s]", g.usage, g.env)}
+	}
+	return out
+}
+
+// global returns a global flag's value: from the innermost command where the
+// user typed it, else from its environment variable, else "".
+func global(c *cli.Context, e env, name string) string {
+	for _, x := range c.Lineage() {
+		if slices.Contains(x.LocalFlagNames(), name) {
+			return x.String(name)
+		}
+	}
+	for _, g := range globals {
+		if g.name == name {
+			return e.getenv(g.env)
+		}
+	}
+	return ""
+}
+
+func newApp(e env) *cli.App {
+	app := &cli.App{
+		Name:            "delta",
+		Usage:           "memory folding for long-running LLM agents",
+		HideHelpCommand: true,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		Flags:           globalFlags(),
+		// Errors travel up to run, which prints them and picks the exit code.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		Action:         unknownCommand,
+		Commands: []*cli.Command{{
+			Name:  "memory",
+			Usage: "import, fold and inspect an agent's journal",
+			Description: `delta memory keeps an agent's whole journal in SQLite and builds its context from it.
+
+Examples:
+   delta memory import .delta/run-42/journal.jsonl
+   delta memory runs
+   delta memory show --iteration 12`,
+			Flags:        globalFlags(),
+			OnUsageError: onUsageError,
+			Action:       unknownCommand,
+			Subcommands: []*cli.Command{
+				importCommand(e),
+				runsCommand(e),
+				showCommand(e),
+			},
+		}},
+	}
+	return app
+}
+
+// command fills in what every leaf command shares: the global flags and the
+// usage-error hook.
+func command(c *cli.Command) *cli.Command {
+	c.Flags = append(c.Flags, globalFlags()...)
+	c.OnUsageError = onUsageError
+	return c
+}
+
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usagef(fmt.Sprintf("%s --help", c.Command.HelpName), "%v", err)
+}
+
+// unknownCommand runs for a parent command given no subcommand, or one it
+// does not have.
+func unknownCommand(c *cli.Context) error {
+	if c.Args().Present() {
+		name := c.Command.HelpName
+		if name == "" {
+			name = c.App.Name
+		}
+		return usagef(name+" --help", "unknown command %q", c.Args().First())
+	}
+	return cli.ShowSubcommandHelp(c)
+}
+
+// openEngine opens the database named by --db (or the default).
+func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
+	path := global(c, e, "db")
+	if path == "" {
+		path = engine.DefaultDBPath(e.getenv)
+	}
+	eng, err := engine.Open(c.Context, engine.Config{DBPath: path, MustExist: mustExist})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return eng, nil
+}
+
+// oneOf checks an enumerated flag value; cmd names the command for the hint.
+func oneOf(cmd, flag, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return usagef(cmd+" --help", "--%s %q: want %s", flag, value, strings.Join(allowed, ", "))
+}
+
+var errNoArgs = errors.New("missing argument")

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// Exit codes, stable for scripts.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// usageError is a mistake in how the command was called: exit code 2.
+type usageError struct {
+	msg  string
+	hint string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(hint, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// hinted attaches a suggestion to an error.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hinted{err: err, hint: hint}
+}
+
+// exitCode maps an error to the process exit code.
+func exitCode(ctx context.Context, err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return exitInterrupted
+	default:
+		return exitFailure
+	}
+}
+
+// printError writes "Error: …" and, when there is a fix to suggest, "Try: …".
+func printError(w io.Writer, err error) {
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(w, "Error: interrupted; nothing of the interrupted write was kept")
+		return
+	}
+	fmt.Fprintf(w, "Error: %v\n", err)
+	if h := hintFor(err); h != "" {
+		fmt.Fprintf(w, "Try: %s\n", h)
+	}
+}
+
+// hintFor finds the most specific suggestion for err.
+func hintFor(err error) string {
+	var h *hinted
+	if errors.As(err, &h) {
+		return h.hint
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.hint
+	}
+	var ie *journal.InputError
+	if errors.As(err, &ie) {
+		if ie.Hint != "" {
+			return ie.Hint
+		}
+		return "fix that line (or message) and import again; nothing of this file was imported"
+	}
+	var re *journal.RangeError
+	switch {
+	case errors.As(err, &re) && re.Iterations > 0:
+		return fmt.Sprintf("pick an iteration between 1 and %d", re.Iterations)
+	case errors.Is(err, journal.ErrRunNotFound):
+		return "list the runs with: delta memory runs"
+	case errors.Is(err, journal.ErrNoRuns), errors.Is(err, engine.ErrNoDatabase):
+		return "import a journal first: delta memory import .delta/<run_id>/journal.jsonl (or pass --db)"
+	case errors.Is(err, sqlitedb.ErrLocked):
+		return "another delta process is writing to this database; retry when it is done"
+	case errors.Is(err, sqlitedb.ErrSchemaTooNew):
+		return "upgrade delta: go install github.com/delta-memory/delta-memory/cmd/delta@latest"
+	case strings.Contains(err.Error(), "no such file or directory"):
+		return "check the path"
+	}
+	return ""
+}

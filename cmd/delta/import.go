@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+func importCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:      "import",
+		Usage:     "import Delta journal.jsonl or OpenAI chat files into the memory database",
+		ArgsUsage: "FILE...",
+		Description: `Imports each FILE in one transaction: a file with a bad line is not imported at all,
+and the error names the line. Importing a file again adds only the events appended since
+(events are keyed by their seq), so it is safe to run on every agent step. A last line
+without a newline is an append in progress and is left for the next import.
+
+Formats (detected from the content unless --format is given):
+   delta    Delta Engine's .delta/<run_id>/journal.jsonl; the run id comes from RUN_START,
+            else from the directory name
+   openai   chat messages: a JSON array, an object with "messages", or one message per line;
+            the run id is the file name without its extension
+
+Flags go before the files.
+
+Examples:
+   delta memory import .delta/run-42/journal.jsonl
+   delta memory import --db /tmp/m.db --format openai --run chat-1 transcript.json
+   delta memory import --json a.jsonl b.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: journal.FormatAuto, Usage: "input format: auto, delta or openai"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("delta memory import FILE... (see --help)", "%v: no FILE to import", errNoArgs)
+			}
+			format := c.String("format")
+			if err := oneOf(c.Command.HelpName, "format", format, journal.FormatAuto, journal.FormatDelta, journal.FormatOpenAI); err != nil {
+				return err
+			}
+			eng, err := openEngine(c, e, false)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			var results []journal.ImportResult
+			for _, path := range c.Args().Slice() {
+				p := newProgress(e, "importing "+path)
+				res, err := eng.Journal.ImportFile(c.Context, path, journal.ImportOptions{
+					RunID: global(c, e, "run"), Format: format, Progress: p.update,
+				})
+				p.done()
+				if err != nil {
+					return fmt.Errorf("import %s: %w", path, err)
+				}
+				results = append(results, res)
+				if !c.Bool("json") {
+					printImport(e, res)
+				}
+			}
+			if c.Bool("json") {
+				return writeJSON(e, map[string]any{"imports": results})
+			}
+			return nil
+		},
+	})
+}
+
+func printImport(e env, r journal.ImportResult) {
+	fmt.Fprintf(e.stdout, "%s → run %s (%s): %d new events, %d already stored; %d iterations (+%d), last seq %d\n",
+		r.File, r.Run, r.Format, r.Added, r.Skipped, r.Iterations, r.NewIterations, r.LastSeq)
+	if r.PartialLine {
+		fmt.Fprintf(e.stdout, "  the last line has no newline yet; it will be imported next time\n")
+	}
+}
+
+// writeJSON prints v as indented JSON on stdout.
+func writeJSON(e env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// progressMinBytes is the file size from which import reports progress:
+// smaller files finish before a progress line would be worth reading.
+const progressMinBytes = 4 << 20
+
+// progress prints a self-overwriting status line to a terminal, at most
+// every 100 ms. It prints nothing when stderr is not a terminal.
+type progress struct {
+	w     io.Writer
+	label string
+	on    bool
+	last  time.Time
+	drawn bool
+}
+
+func newProgress(e env, label string) *progress {
+	return &progress{w: e.stderr, label: label, on: e.stderrTTY}
+}
+
+// update is an ImportOptions.Progress callback.
+func (p *progress) update(done, total int64) {
+	if !p.on || total < progressMinBytes {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.last) < 100*time.Millisecond && done < total {
+		return
+	}
+	p.last = now
+	pct := 100 * float64(done) / float64(max(total, 1))
+	fmt.Fprintf(p.w, "\r%s: %5.1f%% (%.1f of %.1f MB)", p.label, pct, float64(done)/1e6, float64(total)/1e6)
+	p.drawn = true
+}
+
+// done clears the status line.
+func (p *progress) done() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}

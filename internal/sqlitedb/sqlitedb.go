@@ -1,0 +1,153 @@
+// Package sqlitedb opens the delta-memory SQLite database: pragmas in the
+// DSN, one writer connection beside a pool of readers, and the embedded goose
+// migrations applied on open.
+package sqlitedb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DefaultBusyTimeout is how long a connection waits for another process's
+// write lock before failing with SQLITE_BUSY.
+const DefaultBusyTimeout = 10 * time.Second
+
+// ErrLocked is returned (wrapped) when the database stayed locked by another
+// writer for longer than the busy timeout.
+var ErrLocked = errors.New("database is locked by another writer")
+
+// DB is an open delta-memory database. Write has exactly one connection, so
+// writes in this process are serialised without SQLITE_BUSY between them;
+// Read is a small pool for queries that can run beside a write (WAL mode).
+type DB struct {
+	Write *sqlx.DB
+	Read  *sqlx.DB
+	Path  string
+}
+
+// Options tunes Open. The zero value is the default.
+type Options struct {
+	// BusyTimeout overrides DefaultBusyTimeout.
+	BusyTimeout time.Duration
+}
+
+// Open opens (creating if needed) the database at path, with its directory,
+// and brings its schema up to date. It returns ErrSchemaTooNew when the file
+// was written by a newer delta-memory.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("open database: empty path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open database: create directory: %w", err)
+		}
+	}
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	w, err := sqlx.Open("sqlite", dsn(path, busy, true))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	// A single writer connection: SQLite allows one writer at a time anyway,
+	// and a pool of writers would only trade Go-side queuing for SQLITE_BUSY.
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+
+	db := &DB{Write: w, Path: path}
+	if err := db.checkWAL(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := migrate(ctx, w.DB); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sqlx.Open("sqlite", dsn(path, busy, false))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	r.SetMaxIdleConns(4)
+	db.Read = r
+	return db, nil
+}
+
+// dsn builds the modernc.org/sqlite DSN. Pragmas go in the DSN so that every
+// connection the pool opens gets them, not just the first.
+// See https://www.sqlite.org/pragma.html and https://www.sqlite.org/wal.html.
+func dsn(path string, busy time.Duration, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	// NORMAL is durable against a crash of the process in WAL mode; only a
+	// power loss can roll back the last commits. FULL would fsync every commit.
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if writer {
+		// BEGIN IMMEDIATE takes the write lock up front, so a transaction that
+		// reads then writes cannot fail half way with SQLITE_BUSY_SNAPSHOT when
+		// another process wrote in between; it waits on busy_timeout instead.
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + escapePath(path) + "?" + q.Encode()
+}
+
+func escapePath(p string) string {
+	// '?' and '#' would end the path part of the URI.
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return r.Replace(p)
+}
+
+// checkWAL verifies that SQLite really switched to WAL: some file systems
+// (network mounts) refuse it, and then concurrent readers would block writers.
+func (db *DB) checkWAL(ctx context.Context) error {
+	var mode string
+	if err := db.Write.GetContext(ctx, &mode, "PRAGMA journal_mode"); err != nil {
+		return fmt.Errorf("open database %s: %w", db.Path, Classify(err))
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("open database %s: journal mode is %q, want wal (is the file on a network file system?)", db.Path, mode)
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.Read != nil {
+		errs = append(errs, db.Read.Close())
+	}
+	if db.Write != nil {
+		errs = append(errs, db.Write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Classify wraps SQLite's busy/locked errors in ErrLocked so callers can
+// give the user a useful message; other errors pass through unchanged.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked") {
+		return fmt.Errorf("%w: %v", ErrLocked, err)
+	}
+	return err
+}

@@ -1,0 +1,271 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// AppendResult says what an append stored.
+type AppendResult struct {
+	Run string `json:"run"`
+	// Added counts new events; Skipped counts events whose seq was stored already.
+	Added   int `json:"added"`
+	Skipped int `json:"skipped"`
+	// Iterations is the run's iteration count after the append, and
+	// NewIterations how many of them the append started.
+	Iterations    int   `json:"iterations"`
+	NewIterations int   `json:"new_iterations"`
+	LastSeq       int64 `json:"last_seq"`
+}
+
+// Append stores events for a run in one transaction, creating the run if it
+// is new. Events whose seq is already stored are skipped, so appending the
+// same events twice is harmless. Seqs must increase within the call
+// (ErrSeqOrder otherwise, and nothing is stored).
+func (s *Store) Append(ctx context.Context, runID, format string, events []Event) (AppendResult, error) {
+	var res AppendResult
+	err := s.update(ctx, func(tx *writeTx) error {
+		a, err := s.newAppender(ctx, tx, runID, format)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			if _, err := a.add(ctx, e); err != nil {
+				return err
+			}
+		}
+		res, err = a.finish(ctx)
+		return err
+	})
+	return res, err
+}
+
+// appender adds events to one run inside a transaction. It loads the run row
+// and the open iteration once, then works in memory, so the cost of an
+// append does not depend on how long the run already is.
+type appender struct {
+	tx      *writeTx
+	store   *Store
+	run     runRow
+	g       grouper
+	lastSeq int64
+	res     AppendResult
+	// first and startEvents are the run's counts when the appender started.
+	first       int
+	startEvents int64
+
+	// Statements bound to tx, used once per event or iteration.
+	insEvent, upsIter *sqlx.Stmt
+	err               error // first error from the grouper's done callback
+	// rowid is the rowid of the newest event stored: the run's activity.
+	rowid int64
+}
+
+// runRow is the runs table row.
+type runRow struct {
+	ID           string `db:"id"`
+	Task         string `db:"task"`
+	SystemPrompt string `db:"system_prompt"`
+	AgentRef     string `db:"agent_ref"`
+	Status       string `db:"status"`
+	Format       string `db:"format"`
+	StartedAt    string `db:"started_at"`
+	EndedAt      string `db:"ended_at"`
+	LastSeq      int64  `db:"last_seq"`
+	Events       int64  `db:"events"`
+	Iterations   int    `db:"iterations"`
+	Activity     int64  `db:"activity"`
+}
+
+func (r runRow) toRun() Run {
+	return Run{
+		ID: r.ID, Task: r.Task, SystemPrompt: r.SystemPrompt, AgentRef: r.AgentRef, Status: r.Status,
+		Format: r.Format, StartedAt: parseTimeText(r.StartedAt), EndedAt: parseTimeText(r.EndedAt),
+		Iterations: r.Iterations, Events: r.Events, LastSeq: r.LastSeq,
+	}
+}
+
+const runColumns = `id, task, system_prompt, agent_ref, status, format, started_at, ended_at, last_seq, events, iterations, activity`
+
+// newAppender starts appending to runID inside tx, creating the run if new.
+func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format string) (*appender, error) {
+	if runID == "" {
+		return nil, fmt.Errorf("append: empty run id")
+	}
+	a := &appender{tx: tx, store: s}
+	selRun, err := s.writes.inTx(ctx, tx.Tx, sqlSelectRun)
+	if err != nil {
+		return nil, err
+	}
+	err = selRun.GetContext(ctx, &a.run, runID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		status := RunRunning
+		if format == FormatOpenAI {
+			status = RunUnknown
+		}
+		a.run = runRow{ID: runID, Format: format, Status: status}
+		if _, err := tx.ExecContext(ctx, sqlInsertRun, runID, format, status); err != nil {
+			return nil, fmt.Errorf("create run %s: %w", runID, sqlitedb.Classify(err))
+		}
+	case err != nil:
+		return nil, fmt.Errorf("load run %s: %w", runID, sqlitedb.Classify(err))
+	}
+	if a.insEvent, err = s.writes.inTx(ctx, tx.Tx, sqlInsertEvent); err != nil {
+		return nil, err
+	}
+	if a.upsIter, err = s.writes.inTx(ctx, tx.Tx, sqlUpsertIter); err != nil {
+		return nil, err
+	}
+	a.lastSeq = a.run.LastSeq
+	a.first, a.startEvents = a.run.Iterations, a.run.Events
+	a.res.Run = runID
+	a.g.head = runHead{task: a.run.Task, systemPrompt: a.run.SystemPrompt, agentRef: a.run.AgentRef, runID: runID}
+	if err := a.loadOpenIteration(ctx); err != nil {
+		return nil, err
+	}
+	a.g.done = a.writeIteration
+	return a, nil
+}
+
+// loadOpenIteration rebuilds the newest iteration in memory so that events
+// arriving now can join it (a result for a call made in the last batch). It
+// takes it from the Store's cache when no one has appended since.
+func (a *appender) loadOpenIteration(ctx context.Context) error {
+	n := a.run.Iterations
+	if n == 0 {
+		return nil
+	}
+	if cur := a.store.open.get(a.run.ID, a.run.LastSeq, n); cur != nil {
+		a.g.last, a.g.cur, a.g.dirty = n, cur, false
+		return nil
+	}
+	var rng struct {
+		First int64 `db:"first_seq"`
+		Last  int64 `db:"last_seq"`
+	}
+	sel, err := a.store.writes.inTx(ctx, a.tx.Tx, sqlSelectOpenRange)
+	if err != nil {
+		return err
+	}
+	if err := sel.GetContext(ctx, &rng, a.run.ID, n); err != nil {
+		return fmt.Errorf("load iteration %d of run %s: %w", n, a.run.ID, sqlitedb.Classify(err))
+	}
+	selEvents, err := a.store.writes.inTx(ctx, a.tx.Tx, sqlSelectEvents)
+	if err != nil {
+		return err
+	}
+	events, err := queryEvents(ctx, selEvents, a.run.ID, rng.First, rng.Last)
+	if err != nil {
+		return err
+	}
+	return replayIteration(&a.g, n, events)
+}
+
+// replayIteration feeds the events of iteration n into g so that g ends with
+// that iteration open.
+func replayIteration(g *grouper, n int, events []Event) error {
+	g.resumeAt(n)
+	done := g.done
+	g.done = nil
+	defer func() { g.done = done }()
+	for _, e := range events {
+		if err := g.add(e); err != nil {
+			return fmt.Errorf("replay iteration %d: %w", n, err)
+		}
+	}
+	if g.cur == nil || g.cur.Number != n {
+		return fmt.Errorf("replay iteration %d: stored events do not open it", n)
+	}
+	g.dirty = false
+	return nil
+}
+
+// add stores e if its seq is new. It reports whether e was stored.
+func (a *appender) add(ctx context.Context, e Event) (bool, error) {
+	if e.Seq <= a.lastSeq {
+		if e.Seq <= a.run.LastSeq {
+			a.res.Skipped++
+			return false, nil
+		}
+		return false, fmt.Errorf("%w: seq %d after %d in run %s", ErrSeqOrder, e.Seq, a.lastSeq, a.run.ID)
+	}
+	if err := a.g.add(e); err != nil {
+		return false, err
+	}
+	if a.err != nil {
+		return false, a.err
+	}
+	r, err := a.insEvent.ExecContext(ctx, a.run.ID, e.Seq, timeText(e.Timestamp), e.Type, []byte(e.Payload))
+	if err != nil {
+		return false, fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, sqlitedb.Classify(err))
+	}
+	if a.rowid, err = r.LastInsertId(); err != nil {
+		return false, fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, err)
+	}
+	a.lastSeq = e.Seq
+	a.res.Added++
+	if ts := timeText(e.Timestamp); ts != "" {
+		if a.run.StartedAt == "" {
+			a.run.StartedAt = ts
+		}
+		a.run.EndedAt = ts
+	}
+	return true, nil
+}
+
+// writeIteration upserts an iteration row; it is the grouper's done callback.
+func (a *appender) writeIteration(it *Iteration) {
+	if a.err != nil {
+		return
+	}
+	calls, results, failures := it.Counts()
+	_, err := a.upsIter.Exec(a.run.ID, it.Number, it.FirstSeq, it.LastSeq, it.ThoughtSeq,
+		timeText(it.Start), timeText(it.End), calls, results, failures, it.Status, it.HasError)
+	if err != nil {
+		a.err = fmt.Errorf("store iteration %d of run %s: %w", it.Number, a.run.ID, sqlitedb.Classify(err))
+	}
+}
+
+// finish writes the open iteration and the run row. The appender can keep
+// adding afterwards; finish again before commit.
+func (a *appender) finish(ctx context.Context) (AppendResult, error) {
+	if a.g.cur != nil && a.g.dirty {
+		a.writeIteration(a.g.cur)
+	}
+	if a.err != nil {
+		return a.res, a.err
+	}
+	h := a.g.head
+	r := &a.run
+	r.Task, r.SystemPrompt, r.AgentRef = h.task, h.systemPrompt, h.agentRef
+	if h.status != "" {
+		r.Status = h.status
+	}
+	r.Events = a.startEvents + int64(a.res.Added)
+	r.LastSeq = a.lastSeq
+	r.Iterations = a.g.last
+	upd, err := a.store.writes.inTx(ctx, a.tx.Tx, sqlUpdateRun)
+	if err != nil {
+		return a.res, err
+	}
+	_, err = upd.ExecContext(ctx, r.Task, r.SystemPrompt, r.AgentRef, r.Status, r.StartedAt, r.EndedAt, r.LastSeq, r.Events, r.Iterations, a.rowid, r.ID)
+	if err != nil {
+		return a.res, fmt.Errorf("update run %s: %w", r.ID, sqlitedb.Classify(err))
+	}
+	if cur := a.g.cur; cur != nil && a.g.dirty {
+		run, seq := r.ID, r.LastSeq
+		snapshot := cur.clone()
+		a.tx.afterCommit = append(a.tx.afterCommit, func() { a.store.open.put(run, seq, snapshot) })
+	}
+	a.res.Iterations = r.Iterations
+	a.res.NewIterations = r.Iterations - a.first
+	a.res.LastSeq = r.LastSeq
+	return a.res, nil
+}

@@ -1,0 +1,186 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// prefixHashBytes is how much of a journal's head identifies the file for an
+// import cursor: if those bytes change, the file was replaced, not appended to.
+const prefixHashBytes = 4096
+
+// cursor records how far a journal file was imported.
+type cursor struct {
+	Offset     int64  `db:"offset"`
+	Line       int    `db:"line"`
+	LastSeq    int64  `db:"last_seq"`
+	PrefixHash string `db:"prefix_hash"`
+}
+
+// deltaRunID finds the run a Delta journal belongs to: RUN_START's run_id on
+// the first line, else the directory the file sits in (.delta/<run_id>/).
+func deltaRunID(f *os.File, path string) (string, error) {
+	lr := newLineReader(io.NewSectionReader(f, 0, 1<<30), 0, 0)
+	line, _, err := lr.next()
+	if err == nil {
+		if e, perr := ParseDeltaLine(line); perr == nil && e.Type == TypeRunStart {
+			if p, derr := e.RunStart(); derr == nil && p.RunID != "" {
+				return p.RunID, nil
+			}
+		}
+	} else if !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Base(filepath.Dir(abs))
+	if dir == "" || dir == "." || dir == string(filepath.Separator) {
+		return "", &InputError{File: path, Message: -1, Err: errors.New("cannot tell the run id: no RUN_START with run_id on line 1"), Hint: "pass --run ID"}
+	}
+	return dir, nil
+}
+
+// importDelta streams new lines of a Delta journal into the run in one
+// transaction. It resumes from the file's import cursor when the file is the
+// one the cursor was made for, and otherwise reads from the top, skipping
+// events already stored.
+func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string, progress func(done, total int64)) (ImportResult, error) {
+	res := ImportResult{File: name, Run: runID, Format: FormatDelta}
+	abs, err := filepath.Abs(f.Name())
+	if err != nil {
+		return res, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return res, fmt.Errorf("stat %s: %w", name, err)
+	}
+	err = s.update(ctx, func(tx *writeTx) error {
+		a, err := s.newAppender(ctx, tx, runID, FormatDelta)
+		if err != nil {
+			return err
+		}
+
+		start, err := resumePoint(ctx, tx.Tx, f, abs, runID, st.Size())
+		if err != nil {
+			return err
+		}
+		res.Resumed = start.Offset > 0
+		if _, err := f.Seek(start.Offset, io.SeekStart); err != nil {
+			return fmt.Errorf("seek %s: %w", name, err)
+		}
+		lr := newLineReader(f, start.Line, start.Offset)
+		prev := start.LastSeq
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			line, partial, err := lr.next()
+			if errors.Is(err, io.EOF) {
+				res.PartialLine = partial
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("read %s: %w", name, err)
+			}
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			e, err := ParseDeltaLine(line)
+			if err != nil {
+				return lineError(name, lr.line, err)
+			}
+			if e.Seq <= prev {
+				return lineError(name, lr.line, fmt.Errorf("seq %d does not increase (previous line had seq %d)", e.Seq, prev))
+			}
+			prev = e.Seq
+			if _, err := a.add(ctx, e); err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					return err
+				}
+				var pe *PayloadError
+				if errors.Is(err, ErrSeqOrder) || errors.As(err, &pe) {
+					return lineError(name, lr.line, err)
+				}
+				return err
+			}
+			if progress != nil && lr.line%4096 == 0 {
+				progress(lr.off, st.Size())
+			}
+		}
+		if progress != nil {
+			progress(lr.off, st.Size())
+		}
+		ar, err := a.finish(ctx)
+		if err != nil {
+			return err
+		}
+		res.setAppend(ar)
+		return saveCursor(ctx, tx.Tx, f, abs, runID, cursor{Offset: lr.off, Line: lr.line, LastSeq: prev})
+	})
+	return res, err
+}
+
+// resumePoint returns where to start reading: the stored cursor if it still
+// describes this file (not shrunk, same head bytes), else the top.
+func resumePoint(ctx context.Context, tx *sqlx.Tx, f *os.File, abs, runID string, size int64) (cursor, error) {
+	var c cursor
+	err := tx.GetContext(ctx, &c, `SELECT offset, line, last_seq, prefix_hash FROM import_cursors WHERE path = ? AND run_id = ?`, abs, runID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return cursor{}, nil
+	}
+	if err != nil {
+		return cursor{}, fmt.Errorf("read import cursor: %w", sqlitedb.Classify(err))
+	}
+	if c.Offset > size {
+		return cursor{}, nil
+	}
+	h, err := prefixHash(f, c.Offset)
+	if err != nil {
+		return cursor{}, err
+	}
+	if h != c.PrefixHash {
+		return cursor{}, nil
+	}
+	return c, nil
+}
+
+func saveCursor(ctx context.Context, tx *sqlx.Tx, f *os.File, abs, runID string, c cursor) error {
+	h, err := prefixHash(f, c.Offset)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO import_cursors (path, run_id, offset, line, last_seq, prefix_hash)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path, run_id) DO UPDATE SET
+		offset = excluded.offset, line = excluded.line, last_seq = excluded.last_seq, prefix_hash = excluded.prefix_hash`,
+		abs, runID, c.Offset, c.Line, c.LastSeq, h)
+	if err != nil {
+		return fmt.Errorf("save import cursor: %w", sqlitedb.Classify(err))
+	}
+	return nil
+}
+
+// prefixHash hashes the first min(offset, prefixHashBytes) bytes of f.
+func prefixHash(f *os.File, offset int64) (string, error) {
+	n := min(offset, prefixHashBytes)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:]), nil
+}

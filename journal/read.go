@@ -1,0 +1,188 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// eventRow is the events table row.
+type eventRow struct {
+	Seq     int64  `db:"seq"`
+	TS      string `db:"ts"`
+	Type    string `db:"type"`
+	Payload []byte `db:"payload"`
+}
+
+// queryEvents reads the events of a run with from <= seq <= to, in order.
+// st is a prepared sqlSelectEvents.
+func queryEvents(ctx context.Context, st *sqlx.Stmt, runID string, from, to int64) ([]Event, error) {
+	rows, err := st.QueryxContext(ctx, runID, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("read events %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var r eventRow
+		if err := rows.StructScan(&r); err != nil {
+			return nil, fmt.Errorf("read events of run %s: %w", runID, err)
+		}
+		out = append(out, Event{Seq: r.Seq, Timestamp: parseTimeText(r.TS), Type: r.Type, Payload: r.Payload})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read events of run %s: %w", runID, sqlitedb.Classify(err))
+	}
+	return out, nil
+}
+
+// Run returns the run with the given id, or an error wrapping ErrRunNotFound.
+func (s *Store) Run(ctx context.Context, id string) (Run, error) {
+	st, err := s.reads.prepared(ctx, sqlSelectRun)
+	if err != nil {
+		return Run{}, err
+	}
+	var r runRow
+	err = st.GetContext(ctx, &r, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("%w: %q", ErrRunNotFound, id)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("read run %s: %w", id, sqlitedb.Classify(err))
+	}
+	return r.toRun(), nil
+}
+
+// Runs lists every run, the most recently appended to first.
+func (s *Store) Runs(ctx context.Context) ([]Run, error) {
+	var rows []runRow
+	if err := s.db.Read.SelectContext(ctx, &rows, `SELECT `+runColumns+` FROM runs ORDER BY activity DESC, id`); err != nil {
+		return nil, fmt.Errorf("list runs: %w", sqlitedb.Classify(err))
+	}
+	out := make([]Run, len(rows))
+	for i, r := range rows {
+		out[i] = r.toRun()
+	}
+	return out, nil
+}
+
+// LatestRun returns the run appended to most recently, or ErrNoRuns.
+func (s *Store) LatestRun(ctx context.Context) (Run, error) {
+	var r runRow
+	err := s.db.Read.GetContext(ctx, &r, `SELECT `+runColumns+` FROM runs ORDER BY activity DESC, id LIMIT 1`)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, ErrNoRuns
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("find latest run: %w", sqlitedb.Classify(err))
+	}
+	return r.toRun(), nil
+}
+
+// ReadOptions tunes iteration reads.
+type ReadOptions struct {
+	// WithEvents keeps the raw events on each iteration.
+	WithEvents bool
+}
+
+// Iteration reads iteration n of a run. Outside the run's range it returns a
+// *RangeError (which matches ErrIterationNotFound).
+func (s *Store) Iteration(ctx context.Context, runID string, n int, opts ReadOptions) (*Iteration, error) {
+	its, err := s.Iterations(ctx, runID, n, n, opts)
+	if err != nil {
+		return nil, err
+	}
+	return its[0], nil
+}
+
+// Iterations reads iterations from..to (inclusive) of a run, in one range
+// scan of the events. Outside the run's range it returns a *RangeError.
+func (s *Store) Iterations(ctx context.Context, runID string, from, to int, opts ReadOptions) ([]*Iteration, error) {
+	run, err := s.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if from < 1 || to < from || to > run.Iterations {
+		return nil, &RangeError{Run: runID, From: from, To: to, Iterations: run.Iterations}
+	}
+	rng, err := s.reads.prepared(ctx, sqlSelectRange)
+	if err != nil {
+		return nil, err
+	}
+	var first, last int64
+	if err := rng.QueryRowxContext(ctx, runID, from, to).Scan(&first, &last); err != nil {
+		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+	}
+	sel, err := s.reads.prepared(ctx, sqlSelectEvents)
+	if err != nil {
+		return nil, err
+	}
+	events, err := queryEvents(ctx, sel, runID, first, last)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Iteration, 0, to-from+1)
+	g := grouper{keepEvents: opts.WithEvents, head: runHead{task: run.Task}}
+	g.resumeAt(from)
+	g.done = func(it *Iteration) {
+		if it.Number >= from {
+			out = append(out, it)
+		}
+	}
+	for _, e := range events {
+		if err := g.add(e); err != nil {
+			return nil, fmt.Errorf("run %s: %w", runID, err)
+		}
+	}
+	g.flush()
+	for _, it := range out {
+		it.Run = runID
+	}
+	if len(out) != to-from+1 {
+		return nil, fmt.Errorf("run %s: iterations %d-%d grouped into %d, want %d (journal and iteration table disagree)", runID, from, to, len(out), to-from+1)
+	}
+	return out, nil
+}
+
+// Events reads the raw events of a run with from <= seq <= to.
+func (s *Store) Events(ctx context.Context, runID string, from, to int64) ([]Event, error) {
+	sel, err := s.reads.prepared(ctx, sqlSelectEvents)
+	if err != nil {
+		return nil, err
+	}
+	return queryEvents(ctx, sel, runID, from, to)
+}
+
+// Counts are the figures a run summary shows.
+type Counts struct {
+	Iterations int   `json:"iterations"`
+	Events     int64 `json:"events"`
+	// Calls and FailedCalls count tool calls; ErrorIterations counts
+	// iterations with a failed action or an ERROR system message.
+	Calls           int `json:"calls"`
+	FailedCalls     int `json:"failed_calls"`
+	ErrorIterations int `json:"error_iterations"`
+	PendingCalls    int `json:"pending_calls"`
+}
+
+// Counts sums a run's iteration table. It reads one row per iteration (no
+// payloads), so it is meant for summaries, not for per-iteration paths.
+func (s *Store) Counts(ctx context.Context, runID string) (Counts, error) {
+	run, err := s.Run(ctx, runID)
+	if err != nil {
+		return Counts{}, err
+	}
+	c := Counts{Iterations: run.Iterations, Events: run.Events}
+	err = s.db.Read.QueryRowxContext(ctx, `SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(failures), 0),
+		COALESCE(SUM(has_error), 0), COALESCE(SUM(calls - results), 0) FROM iterations WHERE run_id = ?`, runID).
+		Scan(&c.Calls, &c.FailedCalls, &c.ErrorIterations, &c.PendingCalls)
+	if err != nil {
+		return Counts{}, fmt.Errorf("count run %s: %w", runID, sqlitedb.Classify(err))
+	}
+	return c, nil
+}
