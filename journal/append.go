@@ -61,8 +61,12 @@ type appender struct {
 	startEvents int64
 
 	// Statements bound to tx, used once per event or iteration.
-	insEvent, upsIter *sqlx.Stmt
-	err               error // first error from the grouper's done callback
+	insEvent, insBatch, upsIter *sqlx.Stmt
+	// pending holds events grouped but not yet inserted; args is reused
+	// to bind them.
+	pending []Event
+	args    []any
+	err     error // first error from the grouper's done callback
 	// rowid is the rowid of the newest event stored: the run's activity.
 	rowid int64
 }
@@ -118,6 +122,9 @@ func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format stri
 		return nil, fmt.Errorf("load run %s: %w", runID, sqlitedb.Classify(err))
 	}
 	if a.insEvent, err = s.writes.inTx(ctx, tx.Tx, sqlInsertEvent); err != nil {
+		return nil, err
+	}
+	if a.insBatch, err = s.writes.inTx(ctx, tx.Tx, sqlInsertEventBatch); err != nil {
 		return nil, err
 	}
 	if a.upsIter, err = s.writes.inTx(ctx, tx.Tx, sqlUpsertIter); err != nil {
@@ -202,12 +209,11 @@ func (a *appender) add(ctx context.Context, e Event) (bool, error) {
 	if a.err != nil {
 		return false, a.err
 	}
-	r, err := a.insEvent.ExecContext(ctx, a.run.ID, e.Seq, timeText(e.Timestamp), e.Type, []byte(e.Payload))
-	if err != nil {
-		return false, fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, sqlitedb.Classify(err))
-	}
-	if a.rowid, err = r.LastInsertId(); err != nil {
-		return false, fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, err)
+	a.pending = append(a.pending, e)
+	if len(a.pending) == eventBatch {
+		if err := a.flushEvents(ctx); err != nil {
+			return false, err
+		}
 	}
 	a.lastSeq = e.Seq
 	a.res.Added++
@@ -218,6 +224,40 @@ func (a *appender) add(ctx context.Context, e Event) (bool, error) {
 		a.run.EndedAt = ts
 	}
 	return true, nil
+}
+
+// flushEvents inserts the pending events: a full batch in one statement,
+// a shorter tail one by one.
+func (a *appender) flushEvents(ctx context.Context) error {
+	if len(a.pending) == 0 {
+		return nil
+	}
+	st := a.insEvent
+	if len(a.pending) == eventBatch {
+		st = a.insBatch
+	}
+	a.args = a.args[:0]
+	var res sql.Result
+	var err error
+	for _, e := range a.pending {
+		a.args = append(a.args, a.run.ID, e.Seq, timeText(e.Timestamp), e.Type, []byte(e.Payload))
+		if st == a.insEvent {
+			if res, err = st.ExecContext(ctx, a.args...); err != nil {
+				return fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, sqlitedb.Classify(err))
+			}
+			a.args = a.args[:0]
+		}
+	}
+	if st == a.insBatch {
+		if res, err = st.ExecContext(ctx, a.args...); err != nil {
+			return fmt.Errorf("store events %d-%d of run %s: %w", a.pending[0].Seq, a.pending[len(a.pending)-1].Seq, a.run.ID, sqlitedb.Classify(err))
+		}
+	}
+	if a.rowid, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("store events of run %s: %w", a.run.ID, err)
+	}
+	a.pending = a.pending[:0]
+	return nil
 }
 
 // writeIteration upserts an iteration row; it is the grouper's done callback.
@@ -236,6 +276,9 @@ func (a *appender) writeIteration(it *Iteration) {
 // finish writes the open iteration and the run row. The appender can keep
 // adding afterwards; finish again before commit.
 func (a *appender) finish(ctx context.Context) (AppendResult, error) {
+	if err := a.flushEvents(ctx); err != nil {
+		return a.res, err
+	}
 	if a.g.cur != nil && a.g.dirty {
 		a.writeIteration(a.g.cur)
 	}

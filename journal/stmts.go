@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -60,8 +61,15 @@ func (c *stmtCache) prepared(ctx context.Context, query string) (*sqlx.Stmt, err
 	return st, nil
 }
 
+// eventBatch is how many events one INSERT stores. One statement per event
+// made database/sql's and the driver's per-call cost dominate imports.
+const eventBatch = 64
+
+// sqlInsertEventBatch inserts eventBatch events.
+var sqlInsertEventBatch = sqlInsertEvent + strings.Repeat(", (?, ?, ?, ?, ?)", eventBatch-1)
+
 // writeSQL is every statement the append path runs inside a transaction.
-var writeSQL = []string{sqlSelectRun, sqlSelectOpenRange, sqlSelectEvents, sqlInsertEvent, sqlUpsertIter, sqlUpdateRun}
+var writeSQL = []string{sqlSelectRun, sqlSelectOpenRange, sqlSelectEvents, sqlInsertEvent, sqlInsertEventBatch, sqlUpsertIter, sqlUpdateRun}
 
 // warm prepares queries ahead of a transaction. It must run before BeginTx
 // on the writer pool: that pool has one connection, which an open

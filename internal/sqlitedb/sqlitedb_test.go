@@ -1,0 +1,85 @@
+package sqlitedb_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// TestBusyWriterGivesErrLocked holds a write transaction on one handle while
+// another tries to write: after its busy timeout it must fail with ErrLocked,
+// and once the first commits, the second can write.
+func TestBusyWriterGivesErrLocked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	a, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlitedb.Open(ctx, path, sqlitedb.Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+
+	tx, err := a.Write.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO runs (id) VALUES ('a')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Write.BeginTxx(ctx, nil)
+	if err == nil {
+		t.Fatal("a second writer began while the first held the lock")
+	}
+	if !errors.Is(sqlitedb.Classify(err), sqlitedb.ErrLocked) {
+		t.Fatalf("err = %v, want ErrLocked", err)
+	}
+	// Readers are not blocked by the writer (WAL).
+	var n int
+	if err := b.Read.Get(&n, `SELECT COUNT(*) FROM runs`); err != nil || n != 0 {
+		t.Fatalf("read beside a writer: n=%d err=%v", n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Write.Exec(`INSERT INTO runs (id) VALUES ('b')`); err != nil {
+		t.Fatalf("write after the lock was released: %v", err)
+	}
+}
+
+func TestOpenCreatesDirectoriesAndEscapesPath(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a dir", "with?odd#chars%", "memory.db")
+	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var file string
+	if err := db.Write.QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file); err != nil {
+		t.Fatal(err)
+	}
+	if file != path {
+		t.Fatalf("database file = %q, want %q", file, path)
+	}
+}
+
+func TestClassifyLeavesOtherErrorsAlone(t *testing.T) {
+	t.Parallel()
+	other := errors.New("disk I/O error")
+	if got := sqlitedb.Classify(other); got != other {
+		t.Fatalf("Classify changed an unrelated error: %v", got)
+	}
+	if sqlitedb.Classify(nil) != nil {
+		t.Fatal("Classify(nil) != nil")
+	}
+}
