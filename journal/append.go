@@ -90,7 +90,7 @@ type runRow struct {
 func (r runRow) toRun() Run {
 	return Run{
 		ID: r.ID, Task: r.Task, SystemPrompt: r.SystemPrompt, AgentRef: r.AgentRef, Status: r.Status,
-		Format: r.Format, StartedAt: parseTimeText(r.StartedAt), EndedAt: parseTimeText(r.EndedAt),
+		Format: r.Format, StartedAt: ParseTimeText(r.StartedAt), EndedAt: ParseTimeText(r.EndedAt),
 		Iterations: r.Iterations, Events: r.Events, LastSeq: r.LastSeq,
 	}
 }
@@ -103,6 +103,7 @@ func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format stri
 		return nil, fmt.Errorf("append: empty run id")
 	}
 	a := &appender{tx: tx, store: s}
+	a.g.light = true
 	selRun, err := s.writes.inTx(ctx, tx.Tx, sqlSelectRun)
 	if err != nil {
 		return nil, err
@@ -217,7 +218,7 @@ func (a *appender) add(ctx context.Context, e Event) (bool, error) {
 	}
 	a.lastSeq = e.Seq
 	a.res.Added++
-	if ts := timeText(e.Timestamp); ts != "" {
+	if ts := TimeText(e.Timestamp); ts != "" {
 		if a.run.StartedAt == "" {
 			a.run.StartedAt = ts
 		}
@@ -240,7 +241,7 @@ func (a *appender) flushEvents(ctx context.Context) error {
 	var res sql.Result
 	var err error
 	for _, e := range a.pending {
-		a.args = append(a.args, a.run.ID, e.Seq, timeText(e.Timestamp), e.Type, []byte(e.Payload))
+		a.args = append(a.args, a.run.ID, e.Seq, TimeText(e.Timestamp), e.Type, []byte(e.Payload))
 		if st == a.insEvent {
 			if res, err = st.ExecContext(ctx, a.args...); err != nil {
 				return fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, sqlitedb.Classify(err))
@@ -267,7 +268,7 @@ func (a *appender) writeIteration(it *Iteration) {
 	}
 	calls, results, failures := it.Counts()
 	_, err := a.upsIter.Exec(a.run.ID, it.Number, it.FirstSeq, it.LastSeq, it.ThoughtSeq,
-		timeText(it.Start), timeText(it.End), calls, results, failures, it.Status, it.HasError)
+		TimeText(it.Start), TimeText(it.End), calls, results, failures, it.Status, it.HasError)
 	if err != nil {
 		a.err = fmt.Errorf("store iteration %d of run %s: %w", it.Number, a.run.ID, sqlitedb.Classify(err))
 	}

@@ -29,6 +29,10 @@ type grouper struct {
 	done func(*Iteration)
 	// dirty says whether cur changed since it was opened or loaded.
 	dirty bool
+	// light makes the grouper read only ids, names and statuses of THOUGHT
+	// and ACTION_* payloads: enough for the append path's counts and
+	// pairing, without decoding thoughts and outputs.
+	light bool
 }
 
 // add assigns e to an iteration, starting a new one where the grouping rules
@@ -41,7 +45,7 @@ type grouper struct {
 func (g *grouper) add(e Event) error {
 	switch e.Type {
 	case TypeThought:
-		p, err := e.Thought()
+		p, err := g.thought(e)
 		if err != nil {
 			return err
 		}
@@ -71,7 +75,7 @@ func (g *grouper) add(e Event) error {
 		}
 		g.cur.User = append(g.cur.User, p.Content)
 	case TypeActionRequest:
-		p, err := e.ActionRequest()
+		p, err := g.actionRequest(e)
 		if err != nil {
 			return err
 		}
@@ -80,7 +84,7 @@ func (g *grouper) add(e Event) error {
 		}
 		g.request(e, p)
 	case TypeActionResult:
-		p, err := e.ActionResult()
+		p, err := g.actionResult(e)
 		if err != nil {
 			return err
 		}
@@ -122,6 +126,27 @@ func (g *grouper) add(e Event) error {
 	}
 	g.extend(e)
 	return nil
+}
+
+func (g *grouper) thought(e Event) (ThoughtPayload, error) {
+	if g.light {
+		return liteThought(e)
+	}
+	return e.Thought()
+}
+
+func (g *grouper) actionRequest(e Event) (ActionRequestPayload, error) {
+	if g.light {
+		return liteRequest(e)
+	}
+	return e.ActionRequest()
+}
+
+func (g *grouper) actionResult(e Event) (ActionResultPayload, error) {
+	if g.light {
+		return liteResult(e)
+	}
+	return e.ActionResult()
 }
 
 // resumeAt prepares g to group events that start at iteration n, as when

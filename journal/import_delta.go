@@ -68,6 +68,11 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 	if err != nil {
 		return res, fmt.Errorf("stat %s: %w", name, err)
 	}
+	// The common case before every LLM call: nothing was appended since the
+	// last import. Tell from the cursor, without taking the write lock.
+	if done, err := s.upToDate(ctx, f, abs, runID, st.Size(), &res); done || err != nil {
+		return res, err
+	}
 	err = s.update(ctx, func(tx *writeTx) error {
 		a, err := s.newAppender(ctx, tx, runID, FormatDelta)
 		if err != nil {
@@ -135,11 +140,34 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 	return res, err
 }
 
+// upToDate reports whether the file holds nothing past its import cursor
+// (at most a partial last line), filling res from the stored run if so.
+func (s *Store) upToDate(ctx context.Context, f *os.File, abs, runID string, size int64, res *ImportResult) (bool, error) {
+	c, err := resumePoint(ctx, s.db.Read, f, abs, runID, size)
+	if err != nil || c.Offset == 0 {
+		return false, err
+	}
+	rest := make([]byte, min(size-c.Offset, 64<<10))
+	if _, err := f.ReadAt(rest, c.Offset); err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	if bytes.IndexByte(rest, '\n') >= 0 || int64(len(rest)) < size-c.Offset {
+		return false, nil // a complete new line (or too much to tell)
+	}
+	run, err := s.Run(ctx, runID)
+	if err != nil {
+		return false, err
+	}
+	res.Resumed, res.PartialLine = true, len(bytes.TrimSpace(rest)) > 0
+	res.Iterations, res.LastSeq = run.Iterations, run.LastSeq
+	return true, nil
+}
+
 // resumePoint returns where to start reading: the stored cursor if it still
 // describes this file (not shrunk, same head bytes), else the top.
-func resumePoint(ctx context.Context, tx *sqlx.Tx, f *os.File, abs, runID string, size int64) (cursor, error) {
+func resumePoint(ctx context.Context, q sqlx.QueryerContext, f *os.File, abs, runID string, size int64) (cursor, error) {
 	var c cursor
-	err := tx.GetContext(ctx, &c, `SELECT offset, line, last_seq, prefix_hash FROM import_cursors WHERE path = ? AND run_id = ?`, abs, runID)
+	err := sqlx.GetContext(ctx, q, &c, `SELECT offset, line, last_seq, prefix_hash FROM import_cursors WHERE path = ? AND run_id = ?`, abs, runID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return cursor{}, nil
 	}

@@ -33,7 +33,7 @@ func queryEvents(ctx context.Context, st *sqlx.Stmt, runID string, from, to int6
 		if err := rows.StructScan(&r); err != nil {
 			return nil, fmt.Errorf("read events of run %s: %w", runID, err)
 		}
-		out = append(out, Event{Seq: r.Seq, Timestamp: parseTimeText(r.TS), Type: r.Type, Payload: r.Payload})
+		out = append(out, Event{Seq: r.Seq, Timestamp: ParseTimeText(r.TS), Type: r.Type, Payload: r.Payload})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read events of run %s: %w", runID, sqlitedb.Classify(err))

@@ -119,17 +119,17 @@ func (s *Store) update(ctx context.Context, fn func(tx *writeTx) error) error {
 	return nil
 }
 
-// timeText formats a timestamp for storage: RFC 3339 in UTC, or "" if zero.
-func timeText(t time.Time) string {
+// TimeText formats a timestamp for storage: RFC 3339 in UTC, or "" if zero.
+func TimeText(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-// parseTimeText is the inverse of timeText. Stored text is ours, so a parse
+// ParseTimeText is the inverse of TimeText. Stored text is ours, so a parse
 // failure yields the zero time rather than an error.
-func parseTimeText(s string) time.Time {
+func ParseTimeText(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/journal"
 )
 
 // run executes the CLI and returns the exit code. Only main exits.
@@ -26,6 +28,8 @@ func run(ctx context.Context, args []string, e env) int {
 var globals = []struct{ name, env, usage string }{
 	{"db", "DELTA_MEMORY_DB", "SQLite memory database (default: $DELTA_CWD/.delta/memory.db, else ./.delta/memory.db)"},
 	{"run", "DELTA_RUN_ID", "run id to work on (default: the run appended to most recently)"},
+	{"budget", "DELTA_MEMORY_BUDGET", "context window budget in tokens (default 32000, or the config file's)"},
+	{"config", "DELTA_MEMORY_CONFIG", "fold settings file, YAML or JSON (default: memory.yaml beside the database, if any)"},
 }
 
 // globalFlags are attached to every command, so they work where users type
@@ -85,6 +89,11 @@ Examples:
 				importCommand(e),
 				runsCommand(e),
 				showCommand(e),
+				contextCommand(e),
+				foldCommand(e),
+				unfoldCommand(e),
+				bookmarkCommand(e),
+				milestoneCommand(e),
 			},
 		}},
 	}
@@ -122,11 +131,34 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
 	if path == "" {
 		path = engine.DefaultDBPath(e.getenv)
 	}
-	eng, err := engine.Open(c.Context, engine.Config{DBPath: path, MustExist: mustExist})
+	budget := 0
+	if b := global(c, e, "budget"); b != "" {
+		n, err := strconv.Atoi(b)
+		if err != nil || n < 500 {
+			return nil, usagef("pass a whole number of tokens, e.g. --budget 32000", "--budget %q: want a number of tokens >= 500", b)
+		}
+		budget = n
+	}
+	eng, err := engine.Open(c.Context, engine.Config{DBPath: path, MustExist: mustExist, Budget: budget, ConfigFile: global(c, e, "config")})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return eng, nil
+}
+
+// openRun opens the database (which must exist) and resolves --run, or the
+// latest run. The caller closes the engine.
+func openRun(c *cli.Context, e env) (*engine.Engine, journal.Run, error) {
+	eng, err := openEngine(c, e, true)
+	if err != nil {
+		return nil, journal.Run{}, err
+	}
+	run, err := eng.ResolveRun(c.Context, global(c, e, "run"))
+	if err != nil {
+		eng.Close()
+		return nil, journal.Run{}, err
+	}
+	return eng, run, nil
 }
 
 // oneOf checks an enumerated flag value; cmd names the command for the hint.

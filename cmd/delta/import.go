@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -48,19 +49,19 @@ Examples:
 				return err
 			}
 			defer eng.Close()
-			var results []journal.ImportResult
+			var results []importJSON
 			for _, path := range c.Args().Slice() {
 				p := newProgress(e, "importing "+path)
-				res, err := eng.Journal.ImportFile(c.Context, path, journal.ImportOptions{
+				res, step, err := eng.Import(c.Context, path, journal.ImportOptions{
 					RunID: global(c, e, "run"), Format: format, Progress: p.update,
 				})
 				p.done()
 				if err != nil {
 					return fmt.Errorf("import %s: %w", path, err)
 				}
-				results = append(results, res)
+				results = append(results, importJSON{ImportResult: res, Folds: step.Folds, Usage: step.Usage})
 				if !c.Bool("json") {
-					printImport(e, res)
+					printImport(e, res, step)
 				}
 			}
 			if c.Bool("json") {
@@ -71,9 +72,19 @@ Examples:
 	})
 }
 
-func printImport(e env, r journal.ImportResult) {
+// importJSON is one file's entry in `import --json`.
+type importJSON struct {
+	journal.ImportResult
+	Folds []fold.FoldEvent `json:"folds"`
+	Usage float64          `json:"usage"`
+}
+
+func printImport(e env, r journal.ImportResult, step fold.StepResult) {
 	fmt.Fprintf(e.stdout, "%s → run %s (%s): %d new events, %d already stored; %d iterations (+%d), last seq %d\n",
 		r.File, r.Run, r.Format, r.Added, r.Skipped, r.Iterations, r.NewIterations, r.LastSeq)
+	if len(step.Folds) > 0 {
+		fmt.Fprintf(e.stdout, "  folded: %s; window at %.0f%% of the budget\n", foldCounts(step.Folds), 100*step.Usage)
+	}
 	if r.PartialLine {
 		fmt.Fprintf(e.stdout, "  the last line has no newline yet; it will be imported next time\n")
 	}

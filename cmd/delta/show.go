@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -30,17 +32,14 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "iteration", Aliases: []string{"i"}, Usage: "iteration number to print in full"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "all", Usage: "with --json, list absorbed and unfolded blocks too"},
 		},
 		Action: func(c *cli.Context) error {
-			eng, err := openEngine(c, e, true)
+			eng, run, err := openRun(c, e)
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			run, err := eng.ResolveRun(c.Context, global(c, e, "run"))
-			if err != nil {
-				return err
-			}
 			if c.IsSet("iteration") {
 				it, err := eng.Journal.Iteration(c.Context, run.ID, c.Int("iteration"), journal.ReadOptions{WithEvents: c.Bool("json")})
 				if err != nil {
@@ -56,10 +55,27 @@ Examples:
 			if err != nil {
 				return err
 			}
+			blocks := eng.Fold.VisibleBlocks
+			if c.Bool("all") {
+				blocks = eng.Fold.AllBlocks
+			}
+			bs, err := blocks(c.Context, run.ID)
+			if err != nil {
+				return err
+			}
+			marks, err := eng.Fold.Bookmarks(c.Context, run.ID)
+			if err != nil {
+				return err
+			}
 			if c.Bool("json") {
-				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts})
+				out := make([]blockJSON, len(bs))
+				for i, b := range bs {
+					out[i] = toBlockJSON(b)
+				}
+				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts, "blocks": out, "bookmarks": marks})
 			}
 			printRun(e.stdout, run, counts)
+			printFolds(e.stdout, bs, marks)
 			if run.Iterations == 0 {
 				return nil
 			}
@@ -169,4 +185,72 @@ func stampNano(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// blockJSON is the fixed shape of a block in --json output.
+type blockJSON struct {
+	ID           string   `json:"id"`
+	Level        int      `json:"level"`
+	Kind         string   `json:"kind"`
+	Iterations   [2]int   `json:"iterations"`
+	Title        string   `json:"title"`
+	Content      string   `json:"content"`
+	Outcome      string   `json:"outcome"`
+	Keywords     []string `json:"keywords"`
+	Entities     []string `json:"entities"`
+	StateChanges []string `json:"state_changes"`
+	Errors       []string `json:"errors"`
+	Pinned       []int    `json:"pinned"`
+	Importance   float64  `json:"importance"`
+	AccessCount  int      `json:"access_count"`
+	Trigger      string   `json:"trigger"`
+	Summarizer   string   `json:"summarizer"`
+	Tokens       int      `json:"tokens"`
+	Parent       *string  `json:"parent"`
+	Visible      bool     `json:"visible"`
+	Unfolded     bool     `json:"unfolded"`
+	CreatedIter  int      `json:"created_iter"`
+	StartedAt    string   `json:"started_at,omitempty"`
+	EndedAt      string   `json:"ended_at,omitempty"`
+}
+
+func toBlockJSON(b *fold.Block) blockJSON {
+	out := blockJSON{
+		ID: b.ID, Level: b.Level, Kind: b.Kind, Iterations: [2]int{b.First, b.Last}, Title: b.Title, Content: b.Content,
+		Outcome: b.Outcome, Keywords: nonNil(b.Keywords), Entities: nonNil(b.Entities), StateChanges: nonNil(b.StateChanges),
+		Errors: nonNil(b.Errors), Pinned: b.Pinned, Importance: math.Round(b.Importance*1000) / 1000, AccessCount: b.AccessCount,
+		Trigger: b.Trigger, Summarizer: b.Summarizer, Tokens: b.Tokens, Visible: b.Visible, Unfolded: b.Unfolded,
+		CreatedIter: b.CreatedIter, StartedAt: stamp(b.Start), EndedAt: stamp(b.End),
+	}
+	if out.Pinned == nil {
+		out.Pinned = []int{}
+	}
+	if b.Parent != "" {
+		p := b.Parent
+		out.Parent = &p
+	}
+	return out
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// printFolds lists the visible blocks and bookmarks under the run summary.
+func printFolds(w io.Writer, bs []*fold.Block, marks []fold.Bookmark) {
+	if len(bs) > 0 {
+		fmt.Fprintf(w, "\nblocks shown (%d):\n", len(bs))
+		for _, b := range bs {
+			fmt.Fprintf(w, "  %-14s L%d %-9s %5d tokens  %-9s %s\n", b.ID, b.Level, b.Range(), b.Tokens, b.Trigger, oneLine(b.Title, 60))
+		}
+	}
+	if len(marks) > 0 {
+		fmt.Fprintf(w, "\nbookmarks:\n")
+		for _, m := range marks {
+			fmt.Fprintf(w, "  [%d] %s\n", m.Iteration, m.Note)
+		}
+	}
 }

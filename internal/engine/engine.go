@@ -1,6 +1,6 @@
 // Package engine wires delta-memory together for the CLI and for Go callers:
-// it opens the database and owns the stores built on it. Later stages
-// (folding, recall, the context window) hang off the same Engine.
+// it opens the database, the tokenizer and the folding configuration, and
+// runs the pipeline: import, then the fold scheduler, then the window.
 package engine
 
 import (
@@ -10,26 +10,42 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // ErrNoDatabase is returned by Open with MustExist when there is no file yet.
 var ErrNoDatabase = errors.New("no memory database")
 
-// Config says where the database is and how to open it.
+// Config says where the database is and how to fold.
 type Config struct {
 	// DBPath is the SQLite file. Empty means DefaultDBPath(os.Getenv).
 	DBPath string
 	// MustExist makes Open fail with ErrNoDatabase instead of creating the
 	// file, for commands that only read.
 	MustExist bool
+	// ConfigFile is a YAML or JSON file of fold settings. Empty means
+	// memory.yaml beside the database, if there is one.
+	ConfigFile string
+	// Budget overrides the configured token budget when > 0.
+	Budget int
+	// Tokenizer names the BPE encoding ("" means the configured one, else
+	// o200k_base).
+	Tokenizer string
 }
 
-// Engine is an open delta-memory database and the stores on it.
+// Engine is an open delta-memory database and what works on it.
 type Engine struct {
-	db      *sqlitedb.DB
-	Journal *journal.Store
+	db        *sqlitedb.DB
+	Journal   *journal.Store
+	Fold      *fold.Store
+	Tokenizer scoring.Tokenizer
+	Config    fold.Config
+	Scheduler *fold.Scheduler
+	Folder    *fold.Folder
 }
 
 // DefaultDBPath is $DELTA_CWD/.delta/memory.db, or ./.delta/memory.db when
@@ -49,6 +65,26 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if path == "" {
 		path = DefaultDBPath(os.Getenv)
 	}
+	fc, err := loadSettings(path, cfg.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
+	fcfg := fold.DefaultConfig(0)
+	fc.Apply(&fcfg)
+	if cfg.Budget > 0 {
+		fcfg.Budget = cfg.Budget
+	}
+	if err := fcfg.Validate(); err != nil {
+		return nil, fmt.Errorf("fold settings: %w", err)
+	}
+	tokName := cfg.Tokenizer
+	if tokName == "" {
+		tokName = fc.Tokenizer
+	}
+	tok, err := scoring.NewTokenizer(tokName)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.MustExist {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
@@ -58,7 +94,19 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{db: db, Journal: journal.NewStore(db)}, nil
+	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg}
+	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: tok, Summarizer: fold.Extractive{}, Config: fcfg}
+	e.Scheduler = &fold.Scheduler{Folder: e.Folder}
+	return e, nil
+}
+
+// loadSettings reads the explicit config file, or memory.yaml beside the
+// database when there is one.
+func loadSettings(dbPath, file string) (FileConfig, error) {
+	if file != "" {
+		return LoadFileConfig(file, true)
+	}
+	return LoadFileConfig(filepath.Join(filepath.Dir(dbPath), "memory.yaml"), false)
 }
 
 // Close closes the database.
@@ -73,4 +121,40 @@ func (e *Engine) ResolveRun(ctx context.Context, id string) (journal.Run, error)
 		return e.Journal.LatestRun(ctx)
 	}
 	return e.Journal.Run(ctx, id)
+}
+
+// Import imports a journal file, then runs the fold scheduler on its run so
+// that the context is ready.
+func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, fold.StepResult, error) {
+	res, err := e.Journal.ImportFile(ctx, path, opts)
+	if err != nil {
+		return res, fold.StepResult{}, err
+	}
+	step, err := e.Scheduler.Step(ctx, res.Run)
+	if err != nil {
+		return res, step, fmt.Errorf("fold run %s: %w", res.Run, err)
+	}
+	return res, step, nil
+}
+
+// ContextOptions tune Context.
+type ContextOptions struct {
+	// SystemPrompt replaces the run's system prompt in the Static partition.
+	SystemPrompt string
+}
+
+// Context compiles the run's context window under the configured budget.
+func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptions) (*window.Context, error) {
+	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
+		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt,
+	})
+}
+
+// Milestone declares that the run finished a phase: everything since the
+// previous milestone becomes one chapter named title.
+func (e *Engine) Milestone(ctx context.Context, run journal.Run, title string) (fold.StepResult, error) {
+	if err := e.Fold.DeclareMilestone(ctx, run, title); err != nil {
+		return fold.StepResult{}, err
+	}
+	return e.Scheduler.Step(ctx, run.ID)
 }

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+)
+
+func contextCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:  "context",
+		Usage: "print the context window to send to the model, under --budget tokens",
+		Description: `Compiles the run's context window from the journal and its folds: Static (system prompt,
+task), Long-term (L3/L4 chapters), Short-term (L1/L2 summaries), Working (the newest iterations
+in full), Retrieved and Dynamic (recent errors, file state, bookmarks, the current goal, last).
+
+Formats:
+   markdown   one document with a heading per partition (default)
+   messages   a JSON array of OpenAI chat messages: the system prompt, folded memory, the task,
+              the Working iterations as native assistant/tool messages (every tool_call has its
+              tool message), then Retrieved and Dynamic as a closing user message
+   json       the compiled context for inspection: partitions, sections and where each came from
+
+Examples:
+   delta memory context
+   delta memory context --format messages --budget 8000 > messages.json
+   delta memory context --format json | jq '.partitions[] | {name, tokens}'
+   delta memory context --system agent/system_prompt.md --output .delta/context_artifacts/memory.md`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, messages or json"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to FILE (atomically) instead of stdout"},
+			&cli.StringFlag{Name: "system", Usage: "system prompt FILE for the Static partition (default: the run's own)"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if err := oneOf(c.Command.HelpName, "format", format, "markdown", "messages", "json"); err != nil {
+				return err
+			}
+			var system string
+			if p := c.String("system"); p != "" {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return withHint(fmt.Errorf("read system prompt: %w", err), "check the --system path")
+				}
+				system = string(b)
+			}
+			eng, run, err := openRun(c, e)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			cx, err := eng.Context(c.Context, run, engine.ContextOptions{SystemPrompt: system})
+			if err != nil {
+				return err
+			}
+			var out []byte
+			switch format {
+			case "markdown":
+				out = []byte(cx.Markdown())
+			case "messages":
+				if out, err = json.MarshalIndent(cx.Messages, "", "  "); err != nil {
+					return err
+				}
+				out = append(out, '\n')
+			case "json":
+				if out, err = json.MarshalIndent(cx, "", "  "); err != nil {
+					return err
+				}
+				out = append(out, '\n')
+			}
+			if p := c.String("output"); p != "" {
+				return writeAtomic(p, out)
+			}
+			_, err = e.stdout.Write(out)
+			return err
+		},
+	})
+}
+
+// writeAtomic writes data to path through a temporary file and a rename,
+// so a reader never sees half a file. It creates the directory.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package fold
+
+import (
+	"fmt"
+	"time"
+)
+
+// Levels of detail. L0 (an iteration in full) is not a block.
+const (
+	L1 = 1 // one line per iteration
+	L2 = 2 // a summary of a range
+	L3 = 3 // a chapter over several L1/L2 blocks
+	L4 = 4 // one line per phase
+)
+
+// Block kinds, one per level.
+const (
+	KindActions = "actions" // L1
+	KindSummary = "summary" // L2
+	KindChapter = "chapter" // L3
+	KindPhase   = "phase"   // L4
+)
+
+// KindOf returns the kind of block made at a level.
+func KindOf(level int) string {
+	switch level {
+	case L1:
+		return KindActions
+	case L2:
+		return KindSummary
+	case L3:
+		return KindChapter
+	default:
+		return KindPhase
+	}
+}
+
+// Triggers: why a block was made.
+const (
+	TriggerPressure  = "pressure"
+	TriggerInterval  = "interval"
+	TriggerMilestone = "milestone"
+	TriggerCascade   = "cascade"
+	TriggerManual    = "manual"
+)
+
+// Block is a folded range of iterations at one level.
+type Block struct {
+	ID    string `json:"id"`
+	Run   string `json:"run"`
+	Level int    `json:"level"`
+	Kind  string `json:"kind"`
+	// First and Last are the iterations covered, inclusive.
+	First int `json:"first"`
+	Last  int `json:"last"`
+	// Start and End span the covered iterations' timestamps.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+
+	Title        string   `json:"title"`
+	Content      string   `json:"content"`
+	Outcome      string   `json:"outcome"`
+	Keywords     []string `json:"keywords"`
+	Entities     []string `json:"entities"`
+	StateChanges []string `json:"state_changes"`
+	Errors       []string `json:"errors"`
+	// Pinned lists the iterations the block keeps in detail (protected).
+	Pinned []int `json:"pinned"`
+
+	Importance     float64 `json:"importance"`
+	AccessCount    int     `json:"access_count"`
+	LastAccessIter int     `json:"last_access_iter"`
+	// Parent is the block that absorbed this one, "" if none.
+	Parent   string `json:"parent"`
+	Visible  bool   `json:"visible"`
+	Unfolded bool   `json:"unfolded"`
+
+	Trigger    string `json:"trigger"`
+	Summarizer string `json:"summarizer"`
+	// Tokens is the size of the block's rendering (Render), counted with
+	// the engine's tokenizer.
+	Tokens int `json:"tokens"`
+	// CreatedIter is the run's iteration count when the block was made.
+	CreatedIter int `json:"created_iter"`
+}
+
+// Range returns "A-B" for the covered iterations.
+func (b *Block) Range() string {
+	if b.First == b.Last {
+		return fmt.Sprint(b.First)
+	}
+	return fmt.Sprintf("%d-%d", b.First, b.Last)
+}
+
+// Len is the number of iterations covered.
+func (b *Block) Len() int { return b.Last - b.First + 1 }
+
+// blockID names a block deterministically from what it covers, so that the
+// same input folds into the same ids. n disambiguates a range folded again
+// at the same level after an unfold.
+func blockID(level, first, last, n int) string {
+	id := fmt.Sprintf("L%d-%d-%d", level, first, last)
+	if n > 1 {
+		id += fmt.Sprintf(".%d", n)
+	}
+	return id
+}

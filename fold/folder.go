@@ -1,0 +1,350 @@
+package fold
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// Folder makes and unmakes blocks. Summaries are computed outside the write
+// transaction, so a slow summarizer never holds the database lock; each fold
+// is then written in one transaction, so a crash leaves no half block.
+type Folder struct {
+	Journal    *journal.Store
+	Store      *Store
+	Tokenizer  scoring.Tokenizer
+	Summarizer Summarizer
+	Config     Config
+}
+
+// FoldOptions describe one fold.
+type FoldOptions struct {
+	First, Last int
+	Level       int
+	Trigger     string
+	// Title names the range (a milestone's title).
+	Title string
+	// Strict refuses a range that cuts a visible block instead of widening
+	// it (manual folds), and a range already folded at that level or coarser.
+	Strict bool
+}
+
+// RangeCutError says a manual fold range cuts through a visible block.
+type RangeCutError struct {
+	Block       string
+	First, Last int
+}
+
+func (e *RangeCutError) Error() string {
+	return fmt.Sprintf("the range cuts block %s (iterations %d-%d); fold a range that contains it whole, or unfold it first", e.Block, e.First, e.Last)
+}
+
+// Unwrap lets errors.Is match ErrBadRange.
+func (e *RangeCutError) Unwrap() error { return ErrBadRange }
+
+// Fold folds a range of a run into one block at a level, absorbing the
+// visible blocks inside it. Iterations of the range that are not in a block
+// yet are first folded into L2 blocks when the level is L3 or L4, so that a
+// chapter always indexes summaries.
+func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Block, error) {
+	if o.Level < L1 || o.Level > L4 {
+		return nil, fmt.Errorf("%w: level %d (want 1 to 4)", ErrBadRange, o.Level)
+	}
+	if o.First < 1 || o.Last < o.First || o.Last > run.Iterations {
+		return nil, &journal.RangeError{Run: run.ID, From: o.First, To: o.Last, Iterations: run.Iterations}
+	}
+	inside, err := f.visibleIn(ctx, run.ID, o.First, o.Last)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range inside {
+		if b.First < o.First || b.Last > o.Last {
+			if o.Strict {
+				return nil, &RangeCutError{Block: b.ID, First: b.First, Last: b.Last}
+			}
+			o.First, o.Last = min(o.First, b.First), max(o.Last, b.Last)
+		}
+		if b.First == o.First && b.Last == o.Last && b.Level >= o.Level {
+			if o.Strict {
+				return nil, fmt.Errorf("%w: iterations %d-%d are already folded at level %d (block %s)", ErrBadRange, o.First, o.Last, b.Level, b.ID)
+			}
+			return b, nil
+		}
+	}
+	if o.Level >= L3 {
+		if inside, err = f.wrapLoose(ctx, run, o, inside); err != nil {
+			return nil, err
+		}
+	}
+	req, err := f.request(ctx, run, o, inside)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := f.summarize(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	b := f.newBlock(run, o, req, sum)
+	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
+		if b.ID, err = uniqueID(ctx, tx, run.ID, o.Level, o.First, o.Last); err != nil {
+			return err
+		}
+		if err := insertBlock(ctx, tx, b); err != nil {
+			return err
+		}
+		for _, c := range inside {
+			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET parent = ?, visible = 0 WHERE run_id = ? AND id = ?`, b.ID, run.ID, c.ID); err != nil {
+				return fmt.Errorf("absorb block %s: %w", c.ID, sqlitedb.Classify(err))
+			}
+		}
+		if err := cover(ctx, tx, run.ID, o.First, o.Last, b.ID); err != nil {
+			return err
+		}
+		detail := fmt.Sprintf("L%d iterations %d-%d: %s", b.Level, b.First, b.Last, b.Title)
+		return logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "fold:" + o.Trigger, Block: b.ID, Detail: detail})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// visibleIn returns the visible blocks that overlap first..last.
+func (f *Folder) visibleIn(ctx context.Context, run string, first, last int) ([]*Block, error) {
+	return f.Store.queryBlocks(ctx, f.Store.db.Read,
+		`WHERE run_id = ? AND visible = 1 AND last_iter >= ? AND first_iter <= ? ORDER BY first_iter`, run, first, last)
+}
+
+// wrapLoose folds the iterations of first..last that no visible block covers
+// into L2 blocks of at most Config.Chunk iterations, and returns all the
+// blocks of the range.
+func (f *Folder) wrapLoose(ctx context.Context, run journal.Run, o FoldOptions, inside []*Block) ([]*Block, error) {
+	var gaps [][2]int
+	next := o.First
+	for _, b := range inside {
+		if b.First > next {
+			gaps = append(gaps, [2]int{next, b.First - 1})
+		}
+		next = b.Last + 1
+	}
+	if next <= o.Last {
+		gaps = append(gaps, [2]int{next, o.Last})
+	}
+	if len(gaps) == 0 {
+		return inside, nil
+	}
+	for _, g := range gaps {
+		for a := g[0]; a <= g[1]; a += f.Config.Chunk {
+			z := min(g[1], a+f.Config.Chunk-1)
+			if _, err := f.Fold(ctx, run, FoldOptions{First: a, Last: z, Level: L2, Trigger: o.Trigger}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return f.visibleIn(ctx, run.ID, o.First, o.Last)
+}
+
+// request gathers what the summarizer needs for a fold.
+func (f *Folder) request(ctx context.Context, run journal.Run, o FoldOptions, inside []*Block) (*Request, error) {
+	req := &Request{Run: run.ID, Level: o.Level, First: o.First, Last: o.Last, Title: o.Title, Docs: run.Iterations}
+	req.DF = f.Store.dfLookup(ctx, run.ID)
+	if o.Level >= L3 {
+		req.Children = inside
+		return req, nil
+	}
+	notes, err := f.Store.Notes(ctx, run.ID, o.First, o.Last)
+	if err != nil {
+		return nil, err
+	}
+	if len(notes) != o.Last-o.First+1 {
+		return nil, fmt.Errorf("fold iterations %d-%d of run %s: %d of them have notes; run the scheduler first", o.First, o.Last, run.ID, len(notes))
+	}
+	req.Notes = notes
+	if o.Level == L2 {
+		if req.Iterations, err = f.Journal.Iterations(ctx, run.ID, o.First, o.Last, journal.ReadOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	req.Pinned = pinned(notes, f.Config.PinnedCap)
+	return req, nil
+}
+
+// summarize asks the configured summarizer, falling back to Extractive so
+// that a fold is never lost to a failing model.
+func (f *Folder) summarize(ctx context.Context, req *Request) (Summary, error) {
+	if f.Summarizer != nil {
+		s, err := f.Summarizer.Summarize(ctx, req)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return Summary{}, ctx.Err()
+		}
+		fb, ferr := Extractive{}.Summarize(ctx, req)
+		fb.Summarizer = fmt.Sprintf("extractive (summarizer failed: %v)", err)
+		return fb, ferr
+	}
+	return Extractive{}.Summarize(ctx, req)
+}
+
+func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summary) *Block {
+	b := &Block{
+		Run: run.ID, Level: o.Level, Kind: KindOf(o.Level), First: o.First, Last: o.Last,
+		Title: s.Title, Content: s.Content, Outcome: s.Outcome, Keywords: s.Keywords, Entities: s.Entities,
+		StateChanges: s.StateChanges, Errors: s.Errors, Visible: true, Trigger: o.Trigger,
+		Summarizer: s.Summarizer, CreatedIter: run.Iterations,
+	}
+	for _, n := range req.Pinned {
+		b.Pinned = append(b.Pinned, n.Number)
+	}
+	if len(req.Notes) > 0 {
+		b.Start = journal.ParseTimeText(req.Notes[0].StartedAt)
+		b.End = journal.ParseTimeText(req.Notes[len(req.Notes)-1].StartedAt)
+	}
+	for _, c := range req.Children {
+		if b.Start.IsZero() || c.Start.Before(b.Start) && !c.Start.IsZero() {
+			b.Start = c.Start
+		}
+		if c.End.After(b.End) {
+			b.End = c.End
+		}
+		b.AccessCount += c.AccessCount
+		b.LastAccessIter = max(b.LastAccessIter, c.LastAccessIter)
+	}
+	b.Tokens = f.Tokenizer.Count(b.Content)
+	b.Importance = importance(f.Config, b, run.Iterations)
+	return b
+}
+
+// importance scores a block from its recency, how often it was recalled,
+// its errors and its state changes.
+func importance(c Config, b *Block, now int) float64 {
+	return scoring.Importance(c.Weights, scoring.Factors{
+		Recency:     scoring.Recency(now-b.Last, c.RecencyHalfLife),
+		Access:      scoring.AccessFactor(b.AccessCount),
+		Error:       min(1, float64(len(b.Errors))/2),
+		StateChange: min(1, float64(len(b.StateChanges))/4),
+	})
+}
+
+// pinned picks the protected iterations a block keeps in detail: errors
+// first, then big state changes, then first successes of a tool; newer
+// before older within a kind. Past the cap, the rest fold like the others.
+func pinned(notes []*Note, cap int) []*Note {
+	rank := map[string]int{ProtectError: 0, ProtectStateChange: 1, ProtectFirstOK: 2}
+	var out []*Note
+	for _, n := range notes {
+		if n.Protect != "" {
+			out = append(out, n)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Note) int {
+		if ra, rb := rank[a.Protect], rank[b.Protect]; ra != rb {
+			return ra - rb
+		}
+		return b.Number - a.Number
+	})
+	return out[:min(cap, len(out))]
+}
+
+// uniqueID names a new block, numbering repeats of the same range and level.
+func uniqueID(ctx context.Context, tx *sqlx.Tx, run string, level, first, last int) (string, error) {
+	for n := 1; ; n++ {
+		id := blockID(level, first, last, n)
+		var k int
+		if err := tx.GetContext(ctx, &k, `SELECT COUNT(*) FROM blocks WHERE run_id = ? AND id = ?`, run, id); err != nil {
+			return "", fmt.Errorf("name block: %w", sqlitedb.Classify(err))
+		}
+		if k == 0 {
+			return id, nil
+		}
+	}
+}
+
+// Unfold stops showing a visible block: its children show again, and
+// iterations it covered directly show in full. The block is kept, marked
+// unfolded, and the change is logged.
+func (f *Folder) Unfold(ctx context.Context, run journal.Run, id string) (*Block, error) {
+	b, err := f.Store.Block(ctx, run.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !b.Visible {
+		why := "it is not shown"
+		switch {
+		case b.Unfolded:
+			why = "it is unfolded already"
+		case b.Parent != "":
+			why = "it was absorbed by block " + b.Parent + "; unfold that one first"
+		}
+		return nil, fmt.Errorf("%w: cannot unfold %s: %s", ErrBadRange, id, why)
+	}
+	children, err := f.Store.queryBlocks(ctx, f.Store.db.Read, `WHERE run_id = ? AND parent = ? AND unfolded = 0 ORDER BY first_iter`, run.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	// Iterations no child covers come back in full: render them again.
+	var loose []int
+	next := b.First
+	for _, c := range children {
+		for n := next; n < c.First; n++ {
+			loose = append(loose, n)
+		}
+		next = c.Last + 1
+	}
+	for n := next; n <= b.Last; n++ {
+		loose = append(loose, n)
+	}
+	renders := map[int]L0{}
+	if len(loose) > 0 {
+		its, err := f.Journal.Iterations(ctx, run.ID, loose[0], loose[len(loose)-1], journal.ReadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range its {
+			if slices.Contains(loose, it.Number) {
+				renders[it.Number] = RenderL0(f.Tokenizer, it, f.Config.MaxOutputTokens)
+			}
+		}
+	}
+	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE blocks SET visible = 0, unfolded = 1 WHERE id = ? AND run_id = ?`, id, run.ID); err != nil {
+			return fmt.Errorf("unfold %s: %w", id, sqlitedb.Classify(err))
+		}
+		for _, c := range children {
+			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET visible = 1 WHERE run_id = ? AND id = ?`, run.ID, c.ID); err != nil {
+				return fmt.Errorf("show block %s: %w", c.ID, sqlitedb.Classify(err))
+			}
+			if err := cover(ctx, tx, run.ID, c.First, c.Last, c.ID); err != nil {
+				return err
+			}
+		}
+		for _, n := range loose {
+			r := renders[n]
+			if err := uncover(ctx, tx, run.ID, n, r); err != nil {
+				return err
+			}
+		}
+		var names []string
+		for _, c := range children {
+			names = append(names, c.ID)
+		}
+		detail := fmt.Sprintf("iterations %d-%d show again", b.First, b.Last)
+		if len(names) > 0 {
+			detail = "blocks " + strings.Join(names, ", ") + " show again"
+		}
+		return logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "unfold", Block: id, Detail: detail})
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.Visible, b.Unfolded = false, true
+	return b, nil
+}

@@ -1,0 +1,189 @@
+package fold
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// DefaultMaxOutputTokens is the size from which an L0 tool output shows only
+// its head and tail.
+const DefaultMaxOutputTokens = 2000
+
+// Message is an OpenAI chat-completions message as the window emits it.
+type Message struct {
+	Role       string    `json:"role"`
+	Content    *string   `json:"content"`
+	ToolCalls  []MsgCall `json:"tool_calls,omitempty"`
+	ToolCallID string    `json:"tool_call_id,omitempty"`
+	Name       string    `json:"name,omitempty"`
+}
+
+// MsgCall is a tool call inside an assistant Message.
+type MsgCall struct {
+	ID       string      `json:"id"`
+	Type     string      `json:"type"`
+	Function MsgFunction `json:"function"`
+}
+
+// MsgFunction names the function a MsgCall invokes.
+type MsgFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Text returns a Message's content, "" for null.
+func (m Message) Text() string {
+	if m.Content == nil {
+		return ""
+	}
+	return *m.Content
+}
+
+// StrPtr returns a pointer to s, for Message.Content.
+func StrPtr(s string) *string { return &s }
+
+// MessageTokens counts a message the way chat models are billed: a few
+// tokens of framing, the content, and each tool call's name and arguments.
+func MessageTokens(tok scoring.Tokenizer, m Message) int {
+	n := 4 + tok.Count(m.Text())
+	for _, c := range m.ToolCalls {
+		n += 4 + tok.Count(c.Function.Name) + tok.Count(c.Function.Arguments)
+	}
+	if m.ToolCallID != "" {
+		n += 2
+	}
+	return n
+}
+
+// MessagesTokens sums MessageTokens over msgs.
+func MessagesTokens(tok scoring.Tokenizer, msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += MessageTokens(tok, m)
+	}
+	return n
+}
+
+// L0 is an iteration rendered in full, in both output forms, with the token
+// count of each.
+type L0 struct {
+	Markdown       string
+	MarkdownTokens int
+	Messages       []Message
+	MessagesTokens int
+}
+
+// RenderL0 renders an iteration in full. A tool output over maxOutput
+// tokens shows its head and tail and a note on how to see all of it. The
+// runtime's system notes are left out: the Dynamic partition shows them.
+func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxOutputTokens
+	}
+	var md strings.Builder
+	var msgs []Message
+	fmt.Fprintf(&md, "#### Iteration %d (%s)\n", it.Number, it.Status)
+	for _, u := range it.User {
+		fmt.Fprintf(&md, "User: %s\n", u)
+		msgs = append(msgs, Message{Role: "user", Content: StrPtr(u)})
+	}
+	if it.Thought != "" {
+		fmt.Fprintf(&md, "Thought: %s\n", it.Thought)
+	}
+	asst := Message{Role: "assistant"}
+	if it.Thought != "" || len(it.Calls) == 0 {
+		asst.Content = StrPtr(it.Thought)
+	}
+	var results []Message
+	for i := range it.Calls {
+		c := &it.Calls[i]
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", it.Number, i+1)
+		}
+		args := compactJSON(c.Args)
+		fmt.Fprintf(&md, "Call %s %s\n", c.Name, args)
+		if c.Command != "" && !strings.Contains(args, c.Command) {
+			fmt.Fprintf(&md, "$ %s\n", c.Command)
+		}
+		out, status := "(no result yet)", "PENDING"
+		if c.Result != nil {
+			out, status = reduceOutput(tok, c.Result.Output, maxOutput, it.Number), c.Result.Status
+		}
+		fence := fenceFor(out)
+		fmt.Fprintf(&md, "Result %s:\n%s\n%s\n%s\n", status, fence, strings.TrimRight(out, "\n"), fence)
+		asst.ToolCalls = append(asst.ToolCalls, MsgCall{ID: id, Type: "function", Function: MsgFunction{Name: c.Name, Arguments: args}})
+		content := out
+		if status != journal.StatusSuccess {
+			content = status + ": " + out
+		}
+		results = append(results, Message{Role: "tool", ToolCallID: id, Content: StrPtr(content)})
+	}
+	msgs = append(msgs, asst)
+	msgs = append(msgs, results...)
+	r := L0{Markdown: md.String(), Messages: msgs}
+	r.MarkdownTokens = tok.Count(r.Markdown)
+	r.MessagesTokens = MessagesTokens(tok, msgs)
+	return r
+}
+
+// reduceOutput keeps the head and tail of an output over max tokens, cut at
+// line boundaries, with a note saying how much was left out and how to see
+// it. Sizes are estimated from the output's bytes per token, then the result
+// is what gets counted, so the estimate never leaks into a budget.
+func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) string {
+	total := tok.Count(out)
+	if total <= limit {
+		return out
+	}
+	bytesPerTok := float64(len(out)) / float64(total)
+	keep := int(float64(limit/2) * bytesPerTok)
+	head := cutAtLine(out[:min(keep, len(out))], false)
+	tail := cutAtLine(out[max(len(out)-keep, len(head)):], true)
+	return fmt.Sprintf("%s\n[output truncated: %d tokens; delta memory show --iteration %d]\n%s", head, total, iter, tail)
+}
+
+// cutAtLine trims s to whole lines: the leading part for a head, the
+// trailing part for a tail. A single long line is kept as it is.
+func cutAtLine(s string, tail bool) string {
+	if tail {
+		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+			return s[i+1:]
+		}
+		return s
+	}
+	if i := strings.LastIndexByte(s, '\n'); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// fenceFor returns a code fence longer than any backtick run in s, so that
+// the output cannot close it early (CommonMark fenced code blocks).
+func fenceFor(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// compactJSON returns raw JSON without insignificant whitespace; invalid
+// JSON is returned as it is.
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}

@@ -1,0 +1,205 @@
+package fold
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// Reasons an iteration is protected (kept in detail when its range folds).
+const (
+	ProtectError       = "error"
+	ProtectFirstOK     = "first-success"
+	ProtectStateChange = "state-change"
+	ProtectBookmark    = "bookmark"
+)
+
+// CallNote is what the Dynamic partition needs of one tool call.
+type CallNote struct {
+	Tool   string `json:"tool"`
+	Target string `json:"target,omitempty"`
+	OK     bool   `json:"ok"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Note is what folding needs of one iteration, computed once when the
+// iteration is complete.
+type Note struct {
+	Run    string
+	Number int
+	// Block is the visible block covering the iteration, "" while it shows
+	// in full.
+	Block string
+	// L0 is the full rendering, kept while Block is "".
+	L0        string
+	L0Msgs    []Message
+	L0Tokens  int
+	MsgTokens int
+	L1        string
+	L1Tokens  int
+	HasError  bool
+	Protect   string
+	Milestone string
+	Entities  []string
+	Changes   []string
+	Errors    []string
+	Terms     []string
+	Calls     []CallNote
+	// System holds the runtime's notes (SYSTEM_MESSAGE) as "LEVEL: text".
+	// They show in the Dynamic partition, not in the iteration's own text,
+	// so a note arriving after the window was built cannot change it.
+	System    []string
+	StartedAt string
+}
+
+type noteRow struct {
+	Run       string         `db:"run_id"`
+	Number    int            `db:"number"`
+	Block     sql.NullString `db:"block"`
+	L0        string         `db:"l0"`
+	L0Msgs    string         `db:"l0_messages"`
+	L0Tokens  int            `db:"l0_tokens"`
+	MsgTokens int            `db:"msg_tokens"`
+	L1        string         `db:"l1"`
+	L1Tokens  int            `db:"l1_tokens"`
+	HasError  bool           `db:"has_error"`
+	Protect   string         `db:"protect"`
+	Milestone string         `db:"milestone"`
+	Entities  string         `db:"entities"`
+	Changes   string         `db:"changes"`
+	Errors    string         `db:"errors"`
+	Terms     string         `db:"terms"`
+	Calls     string         `db:"calls"`
+	System    string         `db:"system"`
+	StartedAt string         `db:"started_at"`
+}
+
+const noteColumns = `run_id, number, block, l0, l0_messages, l0_tokens, msg_tokens, l1, l1_tokens, has_error,
+	protect, milestone, entities, changes, errors, terms, calls, system, started_at`
+
+func (r *noteRow) toNote() *Note {
+	n := &Note{
+		Run: r.Run, Number: r.Number, Block: r.Block.String, L0: r.L0, L0Tokens: r.L0Tokens, MsgTokens: r.MsgTokens,
+		L1: r.L1, L1Tokens: r.L1Tokens, HasError: r.HasError, Protect: r.Protect, Milestone: r.Milestone,
+		Entities: decodeStrings(r.Entities), Changes: decodeStrings(r.Changes), Errors: decodeStrings(r.Errors),
+		Terms: decodeStrings(r.Terms), System: decodeStrings(r.System), StartedAt: r.StartedAt,
+	}
+	_ = json.Unmarshal([]byte(r.L0Msgs), &n.L0Msgs)
+	_ = json.Unmarshal([]byte(r.Calls), &n.Calls)
+	return n
+}
+
+func fromNote(n *Note) *noteRow {
+	msgs, _ := json.Marshal(n.L0Msgs)
+	if n.L0Msgs == nil {
+		msgs = []byte("[]")
+	}
+	calls, _ := json.Marshal(n.Calls)
+	if n.Calls == nil {
+		calls = []byte("[]")
+	}
+	return &noteRow{
+		Run: n.Run, Number: n.Number, Block: sql.NullString{String: n.Block, Valid: n.Block != ""},
+		L0: n.L0, L0Msgs: string(msgs), L0Tokens: n.L0Tokens, MsgTokens: n.MsgTokens, L1: n.L1, L1Tokens: n.L1Tokens,
+		HasError: n.HasError, Protect: n.Protect, Milestone: n.Milestone,
+		Entities: encodeStrings(n.Entities), Changes: encodeStrings(n.Changes), Errors: encodeStrings(n.Errors),
+		Terms: encodeStrings(n.Terms), Calls: string(calls), System: encodeStrings(n.System), StartedAt: n.StartedAt,
+	}
+}
+
+// putNote inserts or replaces an iteration's note.
+func putNote(ctx context.Context, tx *sqlx.Tx, n *Note) error {
+	_, err := tx.NamedExecContext(ctx, `INSERT OR REPLACE INTO iteration_notes (`+noteColumns+`) VALUES
+		(:run_id, :number, :block, :l0, :l0_messages, :l0_tokens, :msg_tokens, :l1, :l1_tokens, :has_error,
+		 :protect, :milestone, :entities, :changes, :errors, :terms, :calls, :system, :started_at)`, fromNote(n))
+	if err != nil {
+		return fmt.Errorf("store note of iteration %d: %w", n.Number, sqlitedb.Classify(err))
+	}
+	return nil
+}
+
+// Notes returns the notes of iterations first..last of a run, in order.
+func (s *Store) Notes(ctx context.Context, run string, first, last int) ([]*Note, error) {
+	return queryNotes(ctx, s.db.Read, `WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last)
+}
+
+// WorkingNotes returns the notes of the iterations that show in full (no
+// visible block covers them), oldest first. Their number is bounded by the
+// window, because the scheduler folds them as they accumulate.
+func (s *Store) WorkingNotes(ctx context.Context, run string) ([]*Note, error) {
+	return queryNotes(ctx, s.db.Read, `WHERE run_id = ? AND block IS NULL ORDER BY number`, run)
+}
+
+func queryNotes(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) ([]*Note, error) {
+	var rows []noteRow
+	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+noteColumns+` FROM iteration_notes `+where, args...); err != nil {
+		return nil, fmt.Errorf("read iteration notes: %w", sqlitedb.Classify(err))
+	}
+	out := make([]*Note, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toNote()
+	}
+	return out, nil
+}
+
+// cover marks iterations first..last as covered by block (or, with block
+// "", as showing in full again). Covered iterations drop their cached L0.
+func cover(ctx context.Context, tx *sqlx.Tx, run string, first, last int, block string) error {
+	var err error
+	if block == "" {
+		_, err = tx.ExecContext(ctx, `UPDATE iteration_notes SET block = NULL WHERE run_id = ? AND number BETWEEN ? AND ?`, run, first, last)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE iteration_notes SET block = ?, l0 = '', l0_messages = '[]'
+			WHERE run_id = ? AND number BETWEEN ? AND ?`, block, run, first, last)
+	}
+	if err != nil {
+		return fmt.Errorf("mark iterations %d-%d: %w", first, last, sqlitedb.Classify(err))
+	}
+	return nil
+}
+
+// uncover shows iteration n in full again, with a fresh L0 rendering.
+func uncover(ctx context.Context, tx *sqlx.Tx, run string, n int, r L0) error {
+	msgs, err := json.Marshal(r.Messages)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE iteration_notes SET block = NULL, l0 = ?, l0_messages = ?, l0_tokens = ?, msg_tokens = ?
+		WHERE run_id = ? AND number = ?`, r.Markdown, string(msgs), r.MarkdownTokens, r.MessagesTokens, run, n)
+	if err != nil {
+		return fmt.Errorf("show iteration %d again: %w", n, sqlitedb.Classify(err))
+	}
+	return nil
+}
+
+// dfLookup returns a document-frequency function over a run's terms. It
+// reads lazily, one term at a time, and remembers what it read.
+func (s *Store) dfLookup(ctx context.Context, run string) func(string) int {
+	cache := map[string]int{}
+	return func(term string) int {
+		if v, ok := cache[term]; ok {
+			return v
+		}
+		var df int
+		_ = s.db.Read.GetContext(ctx, &df, `SELECT df FROM term_df WHERE run_id = ? AND term = ?`, run, term)
+		cache[term] = df
+		return df
+	}
+}
+
+// addTerms counts an iteration's distinct terms into the run's document
+// frequencies.
+func addTerms(ctx context.Context, tx *sqlx.Tx, run string, terms []string) error {
+	for _, t := range terms {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO term_df (run_id, term, df) VALUES (?, ?, 1)
+			ON CONFLICT (run_id, term) DO UPDATE SET df = df + 1`, run, t); err != nil {
+			return fmt.Errorf("count terms: %w", sqlitedb.Classify(err))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package fold
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// noteBatch is how many iterations the scheduler reads from the journal at
+// once when it catches up on a long import.
+const noteBatch = 256
+
+// Scheduler decides when to fold. Step runs after each import; its work per
+// new iteration is bounded by the window (visible blocks and the iterations
+// shown in full), never by the run's length.
+type Scheduler struct {
+	*Folder
+}
+
+// FoldEvent is a fold the scheduler made.
+type FoldEvent struct {
+	Block   string `json:"block"`
+	Level   int    `json:"level"`
+	First   int    `json:"first"`
+	Last    int    `json:"last"`
+	Trigger string `json:"trigger"`
+	// At is the iteration after which the fold was made.
+	At int `json:"at"`
+}
+
+// StepResult says what a Step did.
+type StepResult struct {
+	Noted int         `json:"noted"`
+	Folds []FoldEvent `json:"folds"`
+	// Usage is the window's size over the budget after the step.
+	Usage float64 `json:"usage"`
+}
+
+// Step brings a run's folding up to date: it notes each new iteration and,
+// after each, applies the triggers in order: milestone, interval, pressure,
+// then the cascades. A bulk import is thus folded as it would have been
+// live, one iteration at a time.
+func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) {
+	var res StepResult
+	run, err := s.Journal.Run(ctx, runID)
+	if err != nil {
+		return res, err
+	}
+	st, err := loadState(ctx, s.Store.db.Read, runID)
+	if err != nil {
+		return res, err
+	}
+	from := st.Noted + 1
+	if st.Noted > 0 && run.LastSeq > st.NotedSeq {
+		from = st.Noted // the newest noted iteration may have grown
+	}
+	total := run.Iterations
+	for a := from; a <= total; a += noteBatch {
+		z := min(total, a+noteBatch-1)
+		its, err := s.Journal.Iterations(ctx, runID, a, z, journal.ReadOptions{})
+		if err != nil {
+			return res, err
+		}
+		for _, it := range its {
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			if err := s.note(ctx, &st, it, run.LastSeq); err != nil {
+				return res, err
+			}
+			res.Noted++
+			run.Iterations = it.Number // decide as of this iteration
+			folds, err := s.decide(ctx, &st, run)
+			if err != nil {
+				return res, err
+			}
+			res.Folds = append(res.Folds, folds...)
+		}
+	}
+	if st.PendingMilestone != "" && st.Noted > 0 {
+		folds, err := s.decide(ctx, &st, run)
+		if err != nil {
+			return res, err
+		}
+		res.Folds = append(res.Folds, folds...)
+	}
+	u, err := s.usage(ctx, run)
+	if err != nil {
+		return res, err
+	}
+	res.Usage = u.ratio(s.Config)
+	return res, nil
+}
+
+// note makes and stores the note of one iteration, with the state that
+// goes with it, in one transaction.
+func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, lastSeq int64) error {
+	toolsOK := map[string]bool{}
+	var tools []string
+	_ = json.Unmarshal([]byte(st.ToolsOK), &tools)
+	for _, t := range tools {
+		toolsOK[t] = true
+	}
+	renote := it.Number <= st.Noted
+	n := makeNote(s.Tokenizer, it, toolsOK, s.Config.MaxOutputTokens)
+	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+		if renote {
+			// Keep the block that covers it, and count its terms only once.
+			var block *string
+			if err := tx.GetContext(ctx, &block, `SELECT block FROM iteration_notes WHERE run_id = ? AND number = ?`, it.Run, it.Number); err == nil && block != nil {
+				n.Block, n.L0, n.L0Msgs = *block, "", nil
+			}
+		} else if err := addTerms(ctx, tx, it.Run, n.Terms); err != nil {
+			return err
+		}
+		if err := putNote(ctx, tx, n); err != nil {
+			return err
+		}
+		if err := touchEntities(ctx, tx, n); err != nil {
+			return err
+		}
+		tools = tools[:0]
+		for t := range toolsOK {
+			tools = append(tools, t)
+		}
+		slices.Sort(tools)
+		b, _ := json.Marshal(tools)
+		st.ToolsOK = string(b)
+		st.Noted, st.NotedSeq = max(st.Noted, it.Number), lastSeq
+		if n.Milestone != "" && !renote {
+			st.PendingMilestone = n.Milestone
+		}
+		return saveState(ctx, tx, *st)
+	})
+}
+
+// touchEntities records the last action the iteration took on each target.
+func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note) error {
+	upsert := func(entity, action string) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO entity_state (run_id, entity, iteration, action) VALUES (?, ?, ?, ?)
+			ON CONFLICT (run_id, entity) DO UPDATE SET iteration = excluded.iteration, action = excluded.action`,
+			n.Run, entity, n.Number, action)
+		if err != nil {
+			return fmt.Errorf("record entity state: %w", sqlitedb.Classify(err))
+		}
+		return nil
+	}
+	for _, c := range n.Calls {
+		if c.Target == "" {
+			continue
+		}
+		action := c.Tool + " ok"
+		if !c.OK {
+			action = c.Tool + " failed"
+		}
+		if err := upsert(c.Target, action); err != nil {
+			return err
+		}
+	}
+	for _, ch := range n.Changes {
+		if op, target, ok := splitChange(ch); ok {
+			if err := upsert(target, op); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package fold
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// tally is the window's size if nothing more were folded, by partition.
+type tally struct {
+	static, longTerm, shortTerm, working int
+}
+
+// total counts the reserved Retrieved and Dynamic shares as used: they are
+// filled at render time, after the scheduler has run.
+func (t tally) total(c Config) int {
+	return t.static + t.longTerm + t.shortTerm + t.working + c.RetrievedBudget() + c.DynamicBudget()
+}
+
+func (t tally) ratio(c Config) float64 { return float64(t.total(c)) / float64(c.Budget) }
+
+// usage measures the window of a run from stored token counts: the visible
+// blocks and the iterations shown in full.
+func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
+	var t tally
+	t.static = s.Tokenizer.Count(run.SystemPrompt) + s.Tokenizer.Count(run.Task)
+	err := s.Store.db.Read.QueryRowxContext(ctx, `SELECT
+		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level >= 3), 0),
+		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level <= 2), 0),
+		COALESCE((SELECT SUM(l0_tokens) FROM iteration_notes WHERE run_id = ?1 AND block IS NULL), 0)`, run.ID).
+		Scan(&t.longTerm, &t.shortTerm, &t.working)
+	if err != nil {
+		return t, fmt.Errorf("measure window: %w", sqlitedb.Classify(err))
+	}
+	return t, nil
+}
+
+// decide applies the triggers after iteration run.Iterations was noted.
+func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]FoldEvent, error) {
+	var out []FoldEvent
+	now := run.Iterations
+	record := func(b *Block, trigger string) {
+		out = append(out, FoldEvent{Block: b.ID, Level: b.Level, First: b.First, Last: b.Last, Trigger: trigger, At: now})
+	}
+
+	// Milestone: everything since the previous milestone becomes a chapter.
+	if st.PendingMilestone != "" {
+		title := st.PendingMilestone
+		first := min(st.ChapterStart, now)
+		b, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title})
+		if err != nil {
+			return out, fmt.Errorf("milestone fold of iterations %d-%d: %w", first, now, err)
+		}
+		record(b, TriggerMilestone)
+		st.ChapterStart, st.MilestoneTitle, st.MilestoneIter, st.PendingMilestone = now+1, title, now, ""
+		st.LastInterval = now
+		if err := s.saveState(ctx, st); err != nil {
+			return out, err
+		}
+	}
+
+	u, err := s.usage(ctx, run)
+	if err != nil {
+		return out, err
+	}
+	c := s.Config
+	// Interval: fold what is older than the newest KeepRecent, more often as
+	// the window fills.
+	every := c.IntervalCalm
+	switch r := u.ratio(c); {
+	case r > c.PressureHigh:
+		every = c.IntervalPressed
+	case r >= c.IntervalBusyAt:
+		every = c.IntervalBusy
+	}
+	if now-st.LastInterval >= every {
+		bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, -1)
+		if err != nil {
+			return out, err
+		}
+		for _, b := range bs {
+			record(b, TriggerInterval)
+		}
+		st.LastInterval = now
+		if err := s.saveState(ctx, st); err != nil {
+			return out, err
+		}
+	}
+
+	// Pressure, with hysteresis: over High fold down to Low. Over Urgent,
+	// fold at once and coarsest first: cascades before more L2 blocks.
+	if u, err = s.usage(ctx, run); err != nil {
+		return out, err
+	}
+	if u.ratio(c) > c.PressureHigh {
+		urgent := u.ratio(c) > c.PressureUrgent
+		level, keep := L1, c.KeepRecent
+		if urgent {
+			level, keep = L2, 1
+			bs, err := s.cascade(ctx, run)
+			if err != nil {
+				return out, err
+			}
+			for _, b := range bs {
+				record(b, TriggerCascade)
+			}
+		}
+		target := int(c.PressureLow * float64(c.Budget))
+		if u, err = s.usage(ctx, run); err != nil {
+			return out, err
+		}
+		if excess := u.total(c) - target; excess > 0 {
+			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess)
+			if err != nil {
+				return out, err
+			}
+			for _, b := range bs {
+				record(b, TriggerPressure)
+			}
+		}
+	}
+
+	bs, err := s.cascade(ctx, run)
+	if err != nil {
+		return out, err
+	}
+	for _, b := range bs {
+		record(b, TriggerCascade)
+	}
+	return out, nil
+}
+
+func (s *Scheduler) saveState(ctx context.Context, st *state) error {
+	return s.Store.update(ctx, func(tx *sqlx.Tx) error { return saveState(ctx, tx, *st) })
+}
+
+// foldOldest folds the oldest iterations shown in full, up to iteration
+// upTo, into blocks of at most Chunk iterations at a level. With excess >= 0
+// it stops once the folds have saved that many tokens; with excess < 0 it
+// folds everything up to upTo.
+func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level int, trigger string, excess int) ([]*Block, error) {
+	if upTo < 1 {
+		return nil, nil
+	}
+	var rows []struct {
+		Number int `db:"number"`
+		Tokens int `db:"l0_tokens"`
+	}
+	if err := s.Store.db.Read.SelectContext(ctx, &rows, `SELECT number, l0_tokens FROM iteration_notes
+		WHERE run_id = ? AND block IS NULL AND number <= ? ORDER BY number`, run.ID, upTo); err != nil {
+		return nil, fmt.Errorf("find iterations to fold: %w", sqlitedb.Classify(err))
+	}
+	var out []*Block
+	saved := 0
+	for i := 0; i < len(rows) && (excess < 0 || saved < excess); {
+		// A chunk is a run of consecutive iterations, at most Chunk long.
+		j, tokens := i, 0
+		for j < len(rows) && j-i < s.Config.Chunk && rows[j].Number == rows[i].Number+(j-i) {
+			tokens += rows[j].Tokens
+			j++
+		}
+		b, err := s.Fold(ctx, run, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, b)
+		saved += tokens - b.Tokens
+		i = j
+	}
+	return out, nil
+}
+
+// cascade merges the oldest Short-term blocks into an L3 chapter while
+// Short-term is over its share, then the oldest Long-term blocks into an L4
+// phase while Long-term is. Each merge brings its partition down to half
+// its share, so cascades do not fire on every iteration.
+func (s *Scheduler) cascade(ctx context.Context, run journal.Run) ([]*Block, error) {
+	var out []*Block
+	for _, p := range []struct {
+		minLevel, maxLevel, to int
+		budget                 int
+	}{
+		{L1, L2, L3, s.Config.ShortTermBudget()},
+		{L3, L4, L4, s.Config.LongTermBudget()},
+	} {
+		for guard := 0; guard < 64; guard++ {
+			blocks, err := s.Store.queryBlocks(ctx, s.Store.db.Read,
+				`WHERE run_id = ? AND visible = 1 AND level BETWEEN ? AND ? ORDER BY first_iter`, run.ID, p.minLevel, p.maxLevel)
+			if err != nil {
+				return out, err
+			}
+			total := 0
+			for _, b := range blocks {
+				total += b.Tokens
+			}
+			if total <= p.budget || len(blocks) == 0 {
+				break
+			}
+			group := oldestGroup(blocks, total-p.budget/2)
+			if len(group) == 1 && group[0].Level == p.to {
+				break // a lone block at the target level cannot shrink further
+			}
+			b, err := s.Fold(ctx, run, FoldOptions{First: group[0].First, Last: group[len(group)-1].Last, Level: p.to, Trigger: TriggerCascade})
+			if err != nil {
+				return out, err
+			}
+			out = append(out, b)
+			before := 0
+			for _, g := range group {
+				before += g.Tokens
+			}
+			if b.Tokens >= before {
+				break // merging did not save anything; stop rather than loop
+			}
+		}
+	}
+	return out, nil
+}
+
+// oldestGroup returns the oldest blocks, consecutive in iterations, whose
+// tokens add up to at least need (or as many as are consecutive).
+func oldestGroup(blocks []*Block, need int) []*Block {
+	group := []*Block{blocks[0]}
+	sum := blocks[0].Tokens
+	for i := 1; i < len(blocks) && sum < need; i++ {
+		if blocks[i].First != blocks[i-1].Last+1 {
+			break
+		}
+		group = append(group, blocks[i])
+		sum += blocks[i].Tokens
+	}
+	return group
+}
+
+// splitChange reads "op target" or "moved a → b" back from a state change.
+func splitChange(ch string) (op, target string, ok bool) {
+	op, target, ok = strings.Cut(ch, " ")
+	if !ok {
+		return "", "", false
+	}
+	if _, to, moved := strings.Cut(target, " → "); moved {
+		target = to
+	}
+	return op, target, true
+}

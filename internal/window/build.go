@@ -1,0 +1,103 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// Build compiles the context window of a run from its stored folds. It
+// reads the visible blocks, the iterations shown in full and a bounded
+// slice of recent state, so its cost follows the window, not the run.
+// The result never exceeds opts.Config.Budget tokens in either output form:
+// if the stored folds were made for a larger budget, the oldest parts of
+// each partition are shown shorter, and Omitted says what.
+func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, opts Options) (*Context, error) {
+	cfg, tok := opts.Config, opts.Tokenizer
+	c := &Context{Budget: cfg.Budget, Tokenizer: tok.Name()}
+
+	system := opts.SystemPrompt
+	if system == "" {
+		system = run.SystemPrompt
+	}
+	static := Partition{Name: Static, Budget: cfg.StaticBudget()}
+	if system != "" {
+		static.Sections = append(static.Sections, Section{Name: "system", Source: "run.system_prompt", Content: system})
+	}
+	if run.Task != "" {
+		static.Sections = append(static.Sections, Section{Name: "task", Source: "run.task", Content: run.Task})
+	}
+	if opts.SystemPrompt != "" {
+		static.Sections[0].Source = "system_prompt_file"
+	}
+
+	blocks, err := fs.VisibleBlocks(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	long := Partition{Name: LongTerm, Budget: cfg.LongTermBudget()}
+	short := Partition{Name: ShortTerm, Budget: cfg.ShortTermBudget()}
+	for _, b := range blocks {
+		sec := Section{Name: fmt.Sprintf("L%d %s", b.Level, b.Range()), Source: "block:" + b.ID, Tokens: b.Tokens, Content: b.Content}
+		if b.Level >= fold.L3 {
+			long.Sections = append(long.Sections, sec)
+		} else {
+			short.Sections = append(short.Sections, sec)
+		}
+	}
+
+	notes, err := fs.WorkingNotes(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	working := Partition{Name: Working}
+	for _, n := range notes {
+		working.Sections = append(working.Sections, Section{
+			Name: fmt.Sprintf("iteration %d", n.Number), Source: fmt.Sprintf("iteration:%d", n.Number),
+			Tokens: n.L0Tokens, Content: strings.TrimRight(n.L0, "\n"), Messages: n.L0Msgs, MessageTokens: n.MsgTokens,
+		})
+	}
+
+	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget(), Sections: opts.Retrieved}
+	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts)
+	if err != nil {
+		return nil, err
+	}
+	dynamic.Budget = cfg.DynamicBudget()
+
+	f := fitter{tok: tok, memo: newMemo()}
+	f.fitStatic(&static)
+	f.fitBlocks(&long, &c.Omitted)
+	f.fitBlocks(&short, &c.Omitted)
+	f.fitTail(&retrieved, &c.Omitted)
+	f.fitTail(&dynamic, &c.Omitted)
+	used := 0
+	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
+		used += f.cost(p)
+	}
+	working.Budget = cfg.Budget - margin(cfg.Budget) - used - f.headingCost(Working)
+	f.fitWorking(&working, notes, &c.Omitted)
+
+	c.Partitions = []Partition{static, long, short, working, retrieved, dynamic}
+	for i := range c.Partitions {
+		if c.Partitions[i].Sections == nil {
+			c.Partitions[i].Sections = []Section{}
+		}
+		c.Partitions[i].Tokens = f.cost(&c.Partitions[i])
+	}
+	c.markdown = renderMarkdown(c.Partitions)
+	c.Messages = renderMessages(c.Partitions)
+	c.messagesTokens = fold.MessagesTokens(tok, c.Messages)
+	c.Tokens = 0
+	for _, p := range c.Partitions {
+		c.Tokens += p.Tokens
+	}
+	return c, nil
+}
+
+// margin is held back from the budget: token counts of the parts can sum
+// to slightly less than the count of the whole at their joins.
+func margin(budget int) int { return max(16, budget/100) }

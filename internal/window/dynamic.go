@@ -1,0 +1,161 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// Dynamic partition limits.
+const (
+	recentWindow      = 20 // iterations searched for unresolved errors
+	maxErrors         = 5
+	maxEntities       = 12
+	maxBookmarkTexts  = 5
+	maxSystemIters    = 3 // iterations whose runtime notes are shown
+	goalTaskRunes     = 400
+	dynamicErrorRunes = 160
+)
+
+// buildDynamic gathers the Dynamic partition: unresolved recent errors, the
+// state of the files and entities the run touched, bookmarks, and the
+// current goal, last.
+func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, working []*fold.Note, opts Options) (Partition, error) {
+	p := Partition{Name: Dynamic}
+	now := run.Iterations
+	if now == 0 {
+		return p, nil
+	}
+	recent, err := fs.Notes(ctx, run.ID, max(1, now-recentWindow+1), now)
+	if err != nil {
+		return p, err
+	}
+	if lines := unresolvedErrors(recent); len(lines) > 0 {
+		p.Sections = append(p.Sections, Section{Name: "Unresolved errors", Source: "notes:recent", Content: strings.Join(lines, "\n")})
+	}
+	if lines := systemNotes(recent); len(lines) > 0 {
+		p.Sections = append(p.Sections, Section{Name: "Runtime notes", Source: "notes:system", Content: strings.Join(lines, "\n")})
+	}
+	states, err := fs.EntityStates(ctx, run.ID, maxEntities)
+	if err != nil {
+		return p, err
+	}
+	if len(states) > 0 {
+		var b strings.Builder
+		for i, s := range states {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "- %s: %s (iteration %d)", s.Entity, s.Action, s.Iteration)
+		}
+		p.Sections = append(p.Sections, Section{Name: "Files and entities", Source: "entity_state", Content: b.String()})
+	}
+	marks, err := fs.Bookmarks(ctx, run.ID)
+	if err != nil {
+		return p, err
+	}
+	if len(marks) > 0 {
+		shown := map[int]bool{}
+		for _, n := range working {
+			shown[n.Number] = true
+		}
+		var b strings.Builder
+		for i, m := range marks {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "- iteration %d: %s", m.Iteration, m.Note)
+		}
+		p.Sections = append(p.Sections, Section{Name: "Bookmarks", Source: "bookmarks", Content: b.String()})
+		// The bookmarked iterations' own text, when no Working section
+		// shows it already: newest bookmarks first, a few at most.
+		texts := 0
+		for i := len(marks) - 1; i >= 0 && texts < maxBookmarkTexts; i-- {
+			m := marks[i]
+			if shown[m.Iteration] || m.Iteration > now {
+				continue
+			}
+			it, err := j.Iteration(ctx, run.ID, m.Iteration, journal.ReadOptions{})
+			if err != nil {
+				return p, err
+			}
+			r := fold.RenderL0(opts.Tokenizer, it, opts.Config.MaxOutputTokens)
+			p.Sections = append(p.Sections, Section{
+				Name: fmt.Sprintf("Bookmarked iteration %d", m.Iteration), Source: fmt.Sprintf("bookmark:%d", m.Iteration),
+				Tokens: r.MarkdownTokens, Content: strings.TrimRight(r.Markdown, "\n"),
+			})
+			texts++
+		}
+	}
+	title, at, err := fs.Milestone(ctx, run.ID)
+	if err != nil {
+		return p, err
+	}
+	var goal strings.Builder
+	if run.Task != "" {
+		fmt.Fprintf(&goal, "Task: %s\n", clip(run.Task, goalTaskRunes))
+	}
+	if title != "" {
+		fmt.Fprintf(&goal, "Latest milestone: %s (iteration %d)\n", title, at)
+	}
+	fmt.Fprintf(&goal, "Next: iteration %d.", now+1)
+	p.Sections = append(p.Sections, Section{Name: "Current goal", Source: "run.task+milestone", Content: goal.String()})
+	return p, nil
+}
+
+// unresolvedErrors lists the failed calls of recent iterations that no later
+// successful call on the same target has resolved, newest last.
+func unresolvedErrors(recent []*fold.Note) []string {
+	type failure struct {
+		iter int
+		c    fold.CallNote
+	}
+	var open []failure
+	for _, n := range recent {
+		for _, c := range n.Calls {
+			if c.OK {
+				// A success on the same target (or the same tool, when the
+				// call had none) resolves earlier failures.
+				kept := open[:0]
+				for _, f := range open {
+					if !(f.c.Target == c.Target && (c.Target != "" || f.c.Tool == c.Tool)) {
+						kept = append(kept, f)
+					}
+				}
+				open = kept
+			} else if c.Error != "" || !c.OK {
+				open = append(open, failure{n.Number, c})
+			}
+		}
+	}
+	if len(open) > maxErrors {
+		open = open[len(open)-maxErrors:]
+	}
+	lines := make([]string, len(open))
+	for i, f := range open {
+		lines[i] = strings.TrimSpace(fmt.Sprintf("- [iter %d] %s %s: %s", f.iter, f.c.Tool, f.c.Target, clip(f.c.Error, dynamicErrorRunes)))
+	}
+	return lines
+}
+
+// systemNotes lists the runtime's notes of the last few iterations.
+func systemNotes(recent []*fold.Note) []string {
+	var lines []string
+	for _, n := range recent[max(0, len(recent)-maxSystemIters):] {
+		for _, s := range n.System {
+			lines = append(lines, fmt.Sprintf("- [iter %d] %s", n.Number, clip(s, dynamicErrorRunes)))
+		}
+	}
+	return lines
+}
+
+func clip(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,165 @@
+package window
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// messageFraming is what the messages form adds around the non-Working
+// partitions: up to four messages of a few tokens each.
+const messageFraming = 4 * 4
+
+// fitter measures and trims partitions. Token counts of stored parts come
+// from the database; only headings and trimmed text are counted here.
+type fitter struct {
+	tok  scoring.Tokenizer
+	memo *memo
+}
+
+type memo struct{ m map[string]int }
+
+func newMemo() *memo { return &memo{m: map[string]int{}} }
+
+func (f *fitter) count(s string) int {
+	if v, ok := f.memo.m[s]; ok {
+		return v
+	}
+	v := f.tok.Count(s)
+	f.memo.m[s] = v
+	return v
+}
+
+// headingCost is the partition heading's tokens plus its blank line.
+func (f *fitter) headingCost(name string) int { return f.count(partitionHeading(name)) + 1 }
+
+// sectionCost is a section's tokens plus its own heading and the blank line
+// that separates it from the next.
+func (f *fitter) sectionCost(p string, s *Section) int {
+	n := s.Tokens + 1
+	if h := sectionHeading(p, s); h != "" {
+		n += f.count(h)
+	}
+	return n
+}
+
+// cost is what a partition takes in the Markdown form.
+func (f *fitter) cost(p *Partition) int {
+	if len(p.Sections) == 0 {
+		return 0
+	}
+	n := f.headingCost(p.Name)
+	for i := range p.Sections {
+		n += f.sectionCost(p.Name, &p.Sections[i])
+		if p.Name == Working {
+			// Working iterations render as native messages in the other form;
+			// budget for the larger of the two.
+			n += max(0, p.Sections[i].MessageTokens-p.Sections[i].Tokens)
+		}
+	}
+	if p.Name == Working {
+		n += messageFraming
+	}
+	return n
+}
+
+// setText replaces a section's content and recounts it.
+func (f *fitter) setText(s *Section, text string) {
+	s.Content = text
+	s.Tokens = f.count(text)
+}
+
+// fitStatic cuts the system prompt, then the task, to the Static share.
+func (f *fitter) fitStatic(p *Partition) {
+	for i := range p.Sections {
+		p.Sections[i].Tokens = f.count(p.Sections[i].Content)
+	}
+	for i := 0; i < len(p.Sections) && f.cost(p) > p.Budget; i++ {
+		s := &p.Sections[i]
+		over := f.cost(p) - p.Budget
+		keep := s.Tokens - over - 8
+		f.setText(s, clipTokens(f, s.Content, keep, "[… cut to fit the static share]"))
+	}
+}
+
+// fitBlocks shows the oldest blocks of a partition by their first line only
+// while it is over its share. The scheduler's cascades keep this rare.
+func (f *fitter) fitBlocks(p *Partition, omitted *[]string) {
+	for i := 0; i < len(p.Sections) && f.cost(p) > p.Budget; i++ {
+		s := &p.Sections[i]
+		head, _, _ := strings.Cut(s.Content, "\n")
+		if head == s.Content {
+			continue
+		}
+		f.setText(s, head)
+		*omitted = append(*omitted, s.Source+" shown as its first line")
+	}
+	for f.cost(p) > p.Budget && len(p.Sections) > 0 {
+		*omitted = append(*omitted, p.Sections[0].Source+" left out")
+		p.Sections = p.Sections[1:]
+	}
+}
+
+// fitTail drops a partition's first sections until it fits (the newest
+// recalls and the goal, which come last, stay).
+func (f *fitter) fitTail(p *Partition, omitted *[]string) {
+	for i := range p.Sections {
+		if p.Sections[i].Tokens == 0 {
+			p.Sections[i].Tokens = f.count(p.Sections[i].Content)
+		}
+	}
+	for f.cost(p) > p.Budget && len(p.Sections) > 1 {
+		*omitted = append(*omitted, p.Sections[0].Source+" left out")
+		p.Sections = p.Sections[1:]
+	}
+	if len(p.Sections) == 1 && f.cost(p) > p.Budget {
+		s := &p.Sections[0]
+		f.setText(s, clipTokens(f, s.Content, s.Tokens-(f.cost(p)-p.Budget)-8, "[… cut to fit]"))
+	}
+}
+
+// fitWorking shows the oldest Working iterations as their L1 line, then
+// leaves them out, until the partition fits what the others left.
+func (f *fitter) fitWorking(p *Partition, notes []*fold.Note, omitted *[]string) {
+	for i := 0; i < len(p.Sections) && f.cost(p) > p.Budget; i++ {
+		s, n := &p.Sections[i], notes[i]
+		f.setText(s, n.L1)
+		s.Messages = []fold.Message{{Role: "assistant", Content: fold.StrPtr(n.L1)}}
+		s.MessageTokens = fold.MessagesTokens(f.tok, s.Messages)
+		*omitted = append(*omitted, fmt.Sprintf("%s shown as one line", s.Source))
+	}
+	for f.cost(p) > p.Budget && len(p.Sections) > 0 {
+		*omitted = append(*omitted, p.Sections[0].Source+" left out")
+		p.Sections = p.Sections[1:]
+	}
+}
+
+// clipTokens cuts text to about keep tokens, at a line boundary if one is
+// near, and appends note. It recounts until the result fits.
+func clipTokens(f *fitter, text string, keep int, note string) string {
+	if keep <= 0 {
+		return note
+	}
+	cut := text
+	for f.count(cut+"\n"+note) > keep && len(cut) > 0 {
+		n := len(cut) * keep / max(1, f.count(cut)+f.count(note)+1)
+		if n >= len(cut) {
+			n = len(cut) - 1
+		}
+		n = max(0, n)
+		for n > 0 && !utf8.RuneStart(cut[n]) {
+			n--
+		}
+		cut = cut[:n]
+		if i := strings.LastIndexByte(cut, '\n'); i > len(cut)/2 {
+			cut = cut[:i]
+		}
+	}
+	if cut == "" {
+		return note
+	}
+	return cut + "\n" + note
+}

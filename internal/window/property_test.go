@@ -1,0 +1,204 @@
+package window_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// TestInvariantsOverLongRuns replays generated runs iteration by iteration,
+// as an agent would produce them, runs the scheduler after each, renders the
+// window, and checks every invariant after every iteration:
+//   - the Markdown and the messages stay within the budget, counted with the
+//     real tokenizer over the whole output;
+//   - no tool_call without its tool message, and no tool message without its
+//     call;
+//   - the same state renders byte-identical output;
+//   - every iteration is covered by exactly one visible thing;
+//   - a bookmarked iteration's text is in the window, or reported omitted;
+//   - between iterations with no fold, the previous Markdown up to Retrieved
+//     is a prefix of the new one.
+func TestInvariantsOverLongRuns(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		budget, iterations, maxOutput int
+	}{
+		{2000, 1000, 3000},
+		{8000, 1000, 8000},
+		{32000, 1000, 24000},
+		{128000, 1000, 24000},
+	}
+	if testing.Short() {
+		cases = cases[:2]
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("budget=%d", tc.budget), func(t *testing.T) {
+			t.Parallel()
+			checkRun(t, tc.budget, tc.iterations, tc.maxOutput)
+		})
+	}
+}
+
+func checkRun(t *testing.T, budget, iterations, maxOutput int) {
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	gen, err := synth.New(synth.Config{Seed: uint64(budget), Iterations: iterations, RunID: "prop", MaxOutputBytes: maxOutput})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev string
+	folds := 0
+	for i := 1; ; i++ {
+		events, ok := gen.Next()
+		if !ok {
+			break
+		}
+		if _, err := eng.Journal.Append(ctx, "prop", journal.FormatDelta, events); err != nil {
+			t.Fatal(err)
+		}
+		step, err := eng.Scheduler.Step(ctx, "prop")
+		if err != nil {
+			t.Fatalf("iteration %d: step: %v", i, err)
+		}
+		folds += len(step.Folds)
+		run, err := eng.Journal.Run(ctx, "prop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 10 {
+			if err := eng.Fold.AddBookmark(ctx, run, 7, "the first look at the code"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+		if err != nil {
+			t.Fatalf("iteration %d: context: %v", i, err)
+		}
+		md := cx.Markdown()
+		if n := eng.Tokenizer.Count(md); n > budget {
+			t.Fatalf("iteration %d: markdown is %d tokens, budget %d (estimated %d)", i, n, budget, cx.Tokens)
+		}
+		if n := fold.MessagesTokens(eng.Tokenizer, cx.Messages); n > budget {
+			t.Fatalf("iteration %d: messages are %d tokens, budget %d", i, n, budget)
+		}
+		checkPairs(t, i, cx.Messages)
+		again, err := eng.Context(ctx, run, engine.ContextOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(cx.Messages)
+		b, _ := json.Marshal(again.Messages)
+		if again.Markdown() != md || string(a) != string(b) {
+			t.Fatalf("iteration %d: the same state rendered differently", i)
+		}
+		checkCoverage(t, ctx, eng, run, i)
+		if i >= 10 && !strings.Contains(md, "#### Iteration 7 (") && !omits(cx.Omitted, "bookmark:7") {
+			t.Fatalf("iteration %d: bookmarked iteration 7 is neither in the window nor reported omitted", i)
+		}
+		if len(step.Folds) == 0 && prev != "" && i != 10 {
+			cut := stablePrefix(prev)
+			if !strings.HasPrefix(md, cut) {
+				t.Fatalf("iteration %d: no fold, yet the window's prefix changed:\nprevious prefix ends %q\nnew window starts  %q",
+					i, tail(cut, 300), tail(md[:min(len(md), len(cut))], 300))
+			}
+		}
+		prev = md
+	}
+	if folds == 0 && budget < 128000 {
+		t.Fatalf("no fold in %d iterations at budget %d", iterations, budget)
+	}
+	t.Logf("budget %d: %d folds over %d iterations", budget, folds, iterations)
+}
+
+// stablePrefix is the part of a window that must not change between folds:
+// everything before the Retrieved (or, when empty, the Dynamic) partition.
+func stablePrefix(md string) string {
+	for _, h := range []string{"## Retrieved memory\n", "## Dynamic\n"} {
+		if i := strings.Index(md, h); i >= 0 {
+			return md[:i]
+		}
+	}
+	return md
+}
+
+func checkPairs(t *testing.T, iter int, msgs []fold.Message) {
+	t.Helper()
+	open := map[string]bool{}
+	for k, m := range msgs {
+		switch m.Role {
+		case "assistant":
+			if len(open) > 0 {
+				t.Fatalf("iteration %d: message %d: assistant message while tool calls %v have no result", iter, k, open)
+			}
+			for _, c := range m.ToolCalls {
+				open[c.ID] = true
+			}
+		case "tool":
+			if !open[m.ToolCallID] {
+				t.Fatalf("iteration %d: message %d: tool message %q answers no open call", iter, k, m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+		default:
+			if len(open) > 0 {
+				t.Fatalf("iteration %d: message %d (%s) splits tool calls %v from their results", iter, k, m.Role, open)
+			}
+		}
+	}
+	if len(open) > 0 {
+		t.Fatalf("iteration %d: tool calls %v have no tool message", iter, open)
+	}
+}
+
+func checkCoverage(t *testing.T, ctx context.Context, eng *engine.Engine, run journal.Run, iter int) {
+	t.Helper()
+	covered := make([]int, run.Iterations+1)
+	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		for n := b.First; n <= b.Last; n++ {
+			covered[n]++
+		}
+	}
+	notes, err := eng.Fold.WorkingNotes(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		covered[n.Number]++
+	}
+	for n := 1; n <= run.Iterations; n++ {
+		if covered[n] != 1 {
+			t.Fatalf("iteration %d: iteration %d is covered %d times", iter, n, covered[n])
+		}
+	}
+}
+
+func omits(omitted []string, source string) bool {
+	for _, o := range omitted {
+		if strings.HasPrefix(o, source+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}

@@ -1,0 +1,88 @@
+package window
+
+import (
+	"strings"
+
+	"github.com/delta-memory/delta-memory/fold"
+)
+
+var partitionTitles = map[string]string{
+	Static: "Static", LongTerm: "Long-term memory", ShortTerm: "Short-term memory",
+	Working: "Working memory", Retrieved: "Retrieved memory", Dynamic: "Dynamic",
+}
+
+func partitionHeading(name string) string { return "## " + partitionTitles[name] + "\n" }
+
+// sectionHeading is the "### …" line of a Static, Retrieved or Dynamic
+// section; blocks and iterations carry their own first line.
+func sectionHeading(partition string, s *Section) string {
+	switch partition {
+	case Static, Retrieved, Dynamic:
+		return "### " + s.Name + "\n"
+	}
+	return ""
+}
+
+// renderMarkdown writes the partitions in order, skipping empty ones.
+func renderMarkdown(parts []Partition) string {
+	var b strings.Builder
+	for _, p := range parts {
+		writePartition(&b, p)
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func writePartition(b *strings.Builder, p Partition) {
+	if len(p.Sections) == 0 {
+		return
+	}
+	b.WriteString(partitionHeading(p.Name))
+	b.WriteByte('\n')
+	for i := range p.Sections {
+		b.WriteString(sectionHeading(p.Name, &p.Sections[i]))
+		b.WriteString(p.Sections[i].Content)
+		b.WriteString("\n\n")
+	}
+}
+
+func partitionText(parts ...Partition) string {
+	var b strings.Builder
+	for _, p := range parts {
+		writePartition(&b, p)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// renderMessages lays the window out as OpenAI chat messages: the system
+// prompt as the system message, folded memory as a second system message,
+// the task as the first user message, Working iterations as native
+// assistant and tool messages, and Retrieved plus Dynamic (the goal last)
+// as a closing user message.
+func renderMessages(parts []Partition) []fold.Message {
+	byName := map[string]Partition{}
+	for _, p := range parts {
+		byName[p.Name] = p
+	}
+	var msgs []fold.Message
+	static := byName[Static]
+	for _, s := range static.Sections {
+		if s.Name == "system" {
+			msgs = append(msgs, fold.Message{Role: "system", Content: fold.StrPtr(s.Content)})
+		}
+	}
+	if mem := partitionText(byName[LongTerm], byName[ShortTerm]); mem != "" {
+		msgs = append(msgs, fold.Message{Role: "system", Content: fold.StrPtr(mem)})
+	}
+	for _, s := range static.Sections {
+		if s.Name == "task" {
+			msgs = append(msgs, fold.Message{Role: "user", Content: fold.StrPtr(s.Content)})
+		}
+	}
+	for _, s := range byName[Working].Sections {
+		msgs = append(msgs, s.Messages...)
+	}
+	if tail := partitionText(byName[Retrieved], byName[Dynamic]); tail != "" {
+		msgs = append(msgs, fold.Message{Role: "user", Content: fold.StrPtr(tail)})
+	}
+	return msgs
+}

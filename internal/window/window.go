@@ -1,0 +1,77 @@
+// Package window composes an agent's context window from the journal and
+// its folds: six partitions under a token budget, rendered as Markdown, as
+// OpenAI chat messages, or as JSON for inspection.
+//
+// Order serves prompt caching and chronology: Static, Long-term, Short-term,
+// Working (oldest to newest), then Retrieved and Dynamic, with the current
+// goal last. Between folds the window grows only at its end, so its prefix
+// stays byte-identical and provider prompt caches keep hitting.
+package window
+
+import (
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// Partition names, as they appear in JSON.
+const (
+	Static    = "static"
+	LongTerm  = "long_term"
+	ShortTerm = "short_term"
+	Working   = "working"
+	Retrieved = "retrieved"
+	Dynamic   = "dynamic"
+)
+
+// Section is one piece of a partition, with where it came from: a block
+// (block:<id>), an iteration (iteration:97), the run's task (run.task), …
+type Section struct {
+	Name    string `json:"name"`
+	Source  string `json:"source"`
+	Tokens  int    `json:"tokens"`
+	Content string `json:"content"`
+	// Messages are the native chat messages of a Working iteration.
+	Messages []fold.Message `json:"-"`
+	// MessageTokens counts Messages when set.
+	MessageTokens int `json:"-"`
+}
+
+// Partition is a region of the window with a token budget.
+type Partition struct {
+	Name     string    `json:"name"`
+	Budget   int       `json:"budget"`
+	Tokens   int       `json:"tokens"`
+	Sections []Section `json:"sections"`
+}
+
+// Context is a compiled context window.
+type Context struct {
+	Budget     int            `json:"budget"`
+	Tokens     int            `json:"tokens"`
+	Tokenizer  string         `json:"tokenizer"`
+	Partitions []Partition    `json:"partitions"`
+	Messages   []fold.Message `json:"messages"`
+	// Omitted lists what did not fit: bookmarked iterations whose text was
+	// left out, Working iterations shown as one line.
+	Omitted []string `json:"omitted,omitempty"`
+
+	markdown       string
+	messagesTokens int
+}
+
+// Markdown returns the window as one Markdown document.
+func (c *Context) Markdown() string { return c.markdown }
+
+// MessagesTokens returns the token count of Messages.
+func (c *Context) MessagesTokens() int { return c.messagesTokens }
+
+// Options tune Build.
+type Options struct {
+	Config    fold.Config
+	Tokenizer scoring.Tokenizer
+	// SystemPrompt overrides the run's system prompt when set.
+	SystemPrompt string
+	// Retrieved holds recalled sections, newest last. Until recall exists
+	// the partition stays empty.
+	Retrieved []Section
+}
