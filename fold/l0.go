@@ -69,6 +69,15 @@ func MessagesTokens(tok scoring.Tokenizer, msgs []Message) int {
 	return n
 }
 
+// messagesBound bounds the tokens of an iteration's messages from its
+// Markdown count, instead of tokenizing its outputs a second time: the
+// Markdown holds every message's content plus labels and fences, and each
+// message adds MessageTokens' framing (4 tokens, 2 more for a tool message)
+// and splits the text at one more place, which can cost a token at each end.
+func messagesBound(markdownTokens int, msgs []Message) int {
+	return markdownTokens + 8*len(msgs)
+}
+
 // L0 is an iteration rendered in full, in both output forms, with the token
 // count of each.
 type L0 struct {
@@ -128,7 +137,7 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 	msgs = append(msgs, results...)
 	r := L0{Markdown: md.String(), Messages: msgs}
 	r.MarkdownTokens = tok.Count(r.Markdown)
-	r.MessagesTokens = MessagesTokens(tok, msgs)
+	r.MessagesTokens = messagesBound(r.MarkdownTokens, msgs)
 	return r
 }
 

@@ -77,7 +77,7 @@ func outcome(c *journal.ToolCall) string {
 	case r == nil:
 		return "no result yet"
 	case r.Failed():
-		line := scoring.ErrorLine(r.Output, l1ErrorRunes)
+		line := scoring.ErrorLine(outputTail(r.Output), l1ErrorRunes)
 		if line == "" {
 			line = clipRunes(lastLine(r.Output), l1ErrorRunes)
 		}
@@ -101,8 +101,8 @@ func outcome(c *journal.ToolCall) string {
 	case scoring.ToolWrite:
 		return "ok"
 	}
-	if scoring.FailureText(out) {
-		if line := scoring.ErrorLine(out, l1ErrorRunes); line != "" {
+	if tail := outputTail(out); scoring.FailureText(tail) {
+		if line := scoring.ErrorLine(tail, l1ErrorRunes); line != "" {
 			return "ok, but: " + line
 		}
 	}

@@ -54,8 +54,8 @@ func makeNote(tok scoring.Tokenizer, it *journal.Iteration, toolsOK map[string]b
 		cn := CallNote{Tool: c.Name, Target: callTarget(c), OK: c.Result != nil && !c.Result.Failed()}
 		switch {
 		case c.Result == nil:
-		case c.Result.Failed() || scoring.FailureText(c.Result.Output) && scoring.KindOfTool(c.Name) == scoring.ToolShell:
-			line := scoring.ErrorLine(c.Result.Output, noteErrorRunes)
+		case c.Result.Failed() || scoring.KindOfTool(c.Name) == scoring.ToolShell && scoring.FailureText(outputTail(c.Result.Output)):
+			line := scoring.ErrorLine(outputTail(c.Result.Output), noteErrorRunes)
 			if line == "" {
 				line = clipRunes(lastLine(c.Result.Output), noteErrorRunes)
 			}
@@ -95,6 +95,23 @@ func makeNote(tok scoring.Tokenizer, it *journal.Iteration, toolsOK map[string]b
 		n.Protect = ProtectFirstOK
 	}
 	return n
+}
+
+// tailBytes is how much of an output's end is searched for error lines:
+// tracebacks, test summaries and exit codes end outputs, and matching the
+// error patterns over tens of kilobytes cost more than the rest of a note.
+const tailBytes = 4096
+
+// outputTail returns the last tailBytes of an output, from a line start.
+func outputTail(out string) string {
+	if len(out) <= tailBytes {
+		return out
+	}
+	t := out[len(out)-tailBytes:]
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	}
+	return t
 }
 
 // callTarget is the main argument of a call: its path, command, query or URL.

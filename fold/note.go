@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -132,7 +133,7 @@ func (s *Store) Notes(ctx context.Context, run string, first, last int) ([]*Note
 // visible block covers them), oldest first. Their number is bounded by the
 // window, because the scheduler folds them as they accumulate.
 func (s *Store) WorkingNotes(ctx context.Context, run string) ([]*Note, error) {
-	return queryNotes(ctx, s.db.Read, `WHERE run_id = ? AND block IS NULL ORDER BY number`, run)
+	return queryNotes(ctx, s.db.Read, `INDEXED BY iteration_notes_l0 WHERE run_id = ? AND block IS NULL ORDER BY number`, run)
 }
 
 func queryNotes(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) ([]*Note, error) {
@@ -194,12 +195,20 @@ func (s *Store) dfLookup(ctx context.Context, run string) func(string) int {
 
 // addTerms counts an iteration's distinct terms into the run's document
 // frequencies.
+// It writes them in one statement: one per term cost more than the rest of
+// noting an iteration.
 func addTerms(ctx context.Context, tx *sqlx.Tx, run string, terms []string) error {
+	if len(terms) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(terms))
 	for _, t := range terms {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO term_df (run_id, term, df) VALUES (?, ?, 1)
-			ON CONFLICT (run_id, term) DO UPDATE SET df = df + 1`, run, t); err != nil {
-			return fmt.Errorf("count terms: %w", sqlitedb.Classify(err))
-		}
+		args = append(args, run, t)
+	}
+	q := `INSERT INTO term_df (run_id, term, df) VALUES (?, ?, 1)` + strings.Repeat(`, (?, ?, 1)`, len(terms)-1) +
+		` ON CONFLICT (run_id, term) DO UPDATE SET df = df + 1`
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("count terms: %w", sqlitedb.Classify(err))
 	}
 	return nil
 }

@@ -21,6 +21,11 @@ const noteBatch = 256
 // shown in full), never by the run's length.
 type Scheduler struct {
 	*Folder
+
+	// staticKey and staticN remember the token count of the Static
+	// partition's text; a Scheduler is not safe for concurrent use.
+	staticKey string
+	staticN   int
 }
 
 // FoldEvent is a fold the scheduler made.
@@ -112,9 +117,22 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
 		if renote {
 			// Keep the block that covers it, and count its terms only once.
-			var block *string
-			if err := tx.GetContext(ctx, &block, `SELECT block FROM iteration_notes WHERE run_id = ? AND number = ?`, it.Run, it.Number); err == nil && block != nil {
-				n.Block, n.L0, n.L0Msgs = *block, "", nil
+			var prev struct {
+				Block   *string `db:"block"`
+				Protect string  `db:"protect"`
+			}
+			if err := tx.GetContext(ctx, &prev, `SELECT block, protect FROM iteration_notes WHERE run_id = ? AND number = ?`, it.Run, it.Number); err == nil {
+				if prev.Block != nil {
+					n.Block, n.L0, n.L0Msgs = *prev.Block, "", nil
+				}
+				// Fix: toolsOK already holds the tools this iteration first
+				// got right when it was noted before, so makeNote cannot see
+				// those first successes again; keep the protection they
+				// earned (live stepping re-notes the newest iteration on
+				// every step, and used to lose it).
+				if n.Protect == "" && prev.Protect == ProtectFirstOK {
+					n.Protect = ProtectFirstOK
+				}
 			}
 		} else if err := addTerms(ctx, tx, it.Run, n.Terms); err != nil {
 			return err

@@ -28,11 +28,11 @@ func (t tally) ratio(c Config) float64 { return float64(t.total(c)) / float64(c.
 // blocks and the iterations shown in full.
 func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 	var t tally
-	t.static = s.Tokenizer.Count(run.SystemPrompt) + s.Tokenizer.Count(run.Task)
+	t.static = s.staticTokens(run)
 	err := s.Store.db.Read.QueryRowxContext(ctx, `SELECT
 		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level >= 3), 0),
 		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level <= 2), 0),
-		COALESCE((SELECT SUM(l0_tokens) FROM iteration_notes WHERE run_id = ?1 AND block IS NULL), 0)`, run.ID).
+		COALESCE((SELECT SUM(l0_tokens) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL), 0)`, run.ID).
 		Scan(&t.longTerm, &t.shortTerm, &t.working)
 	if err != nil {
 		return t, fmt.Errorf("measure window: %w", sqlitedb.Classify(err))
@@ -68,6 +68,14 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	if err != nil {
 		return out, err
 	}
+	// remeasure refreshes u after folds; most iterations fold nothing and
+	// measure the window once.
+	remeasure := func(folded int) error {
+		if folded > 0 {
+			u, err = s.usage(ctx, run)
+		}
+		return err
+	}
 	c := s.Config
 	// Interval: fold what is older than the newest KeepRecent, more often as
 	// the window fills.
@@ -90,17 +98,16 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 		if err := s.saveState(ctx, st); err != nil {
 			return out, err
 		}
+		if err := remeasure(len(bs)); err != nil {
+			return out, err
+		}
 	}
 
 	// Pressure, with hysteresis: over High fold down to Low. Over Urgent,
 	// fold at once and coarsest first: cascades before more L2 blocks.
-	if u, err = s.usage(ctx, run); err != nil {
-		return out, err
-	}
 	if u.ratio(c) > c.PressureHigh {
-		urgent := u.ratio(c) > c.PressureUrgent
 		level, keep := L1, c.KeepRecent
-		if urgent {
+		if u.ratio(c) > c.PressureUrgent {
 			level, keep = L2, 1
 			bs, err := s.cascade(ctx, run)
 			if err != nil {
@@ -109,11 +116,11 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 			for _, b := range bs {
 				record(b, TriggerCascade)
 			}
+			if err := remeasure(len(bs)); err != nil {
+				return out, err
+			}
 		}
 		target := int(c.PressureLow * float64(c.Budget))
-		if u, err = s.usage(ctx, run); err != nil {
-			return out, err
-		}
 		if excess := u.total(c) - target; excess > 0 {
 			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess)
 			if err != nil {
@@ -122,17 +129,50 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 			for _, b := range bs {
 				record(b, TriggerPressure)
 			}
+			if err := remeasure(len(bs)); err != nil {
+				return out, err
+			}
+		}
+		// Fix: when the newest KeepRecent iterations alone hold the window
+		// over High (a small budget, large outputs), the fold above finds
+		// nothing to fold and the step used to end over High. Fold past
+		// KeepRecent then, keeping the newest iteration, as DESIGN.md's
+		// pressure rule asks (fold until usage <= Low). keep > 1 means the
+		// milder, non-urgent case.
+		if keep > 1 && u.ratio(c) > c.PressureHigh {
+			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total(c)-target)
+			if err != nil {
+				return out, err
+			}
+			for _, b := range bs {
+				record(b, TriggerPressure)
+			}
+			if err := remeasure(len(bs)); err != nil {
+				return out, err
+			}
 		}
 	}
 
-	bs, err := s.cascade(ctx, run)
-	if err != nil {
-		return out, err
-	}
-	for _, b := range bs {
-		record(b, TriggerCascade)
+	if u.shortTerm > c.ShortTermBudget() || u.longTerm > c.LongTermBudget() {
+		bs, err := s.cascade(ctx, run)
+		if err != nil {
+			return out, err
+		}
+		for _, b := range bs {
+			record(b, TriggerCascade)
+		}
 	}
 	return out, nil
+}
+
+// staticTokens counts the run's system prompt and task, remembering the
+// count for as long as they stay the same.
+func (s *Scheduler) staticTokens(run journal.Run) int {
+	key := run.SystemPrompt + "\x00" + run.Task
+	if s.staticKey != key {
+		s.staticKey, s.staticN = key, s.Tokenizer.Count(run.SystemPrompt)+s.Tokenizer.Count(run.Task)
+	}
+	return s.staticN
 }
 
 func (s *Scheduler) saveState(ctx context.Context, st *state) error {
@@ -152,7 +192,7 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 		Tokens int `db:"l0_tokens"`
 	}
 	if err := s.Store.db.Read.SelectContext(ctx, &rows, `SELECT number, l0_tokens FROM iteration_notes
-		WHERE run_id = ? AND block IS NULL AND number <= ? ORDER BY number`, run.ID, upTo); err != nil {
+		INDEXED BY iteration_notes_l0 WHERE run_id = ? AND block IS NULL AND number <= ? ORDER BY number`, run.ID, upTo); err != nil {
 		return nil, fmt.Errorf("find iterations to fold: %w", sqlitedb.Classify(err))
 	}
 	var out []*Block

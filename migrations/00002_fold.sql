@@ -49,18 +49,18 @@ CREATE TABLE iteration_notes (
     run_id      TEXT    NOT NULL REFERENCES runs (id),
     number      INTEGER NOT NULL,
     block       TEXT,
-    -- The L0 rendering (Markdown and OpenAI messages) is kept only while
-    -- the iteration shows in full; folding clears it, unfolding rebuilds it.
-    l0          TEXT    NOT NULL DEFAULT '',
-    l0_messages TEXT    NOT NULL DEFAULT '[]',
+    -- Small columns first: the window sums l0_tokens over the iterations
+    -- shown in full, and a column stored after a long text costs a walk
+    -- through that text's overflow pages.
     l0_tokens   INTEGER NOT NULL,
     msg_tokens  INTEGER NOT NULL,
-    l1          TEXT    NOT NULL,
     l1_tokens   INTEGER NOT NULL,
     has_error   INTEGER NOT NULL DEFAULT 0,
     -- protect: why the iteration is kept in detail when folded ('' if not).
     protect     TEXT    NOT NULL DEFAULT '',
     milestone   TEXT    NOT NULL DEFAULT '',
+    started_at  TEXT    NOT NULL DEFAULT '',
+    l1          TEXT    NOT NULL,
     -- JSON arrays of strings.
     entities    TEXT    NOT NULL DEFAULT '[]',
     changes     TEXT    NOT NULL DEFAULT '[]',
@@ -70,11 +70,14 @@ CREATE TABLE iteration_notes (
     -- of runtime notes, both for the Dynamic partition.
     calls       TEXT    NOT NULL DEFAULT '[]',
     system      TEXT    NOT NULL DEFAULT '[]',
-    started_at  TEXT    NOT NULL DEFAULT '',
+    -- The L0 rendering (Markdown and OpenAI messages) is kept only while
+    -- the iteration shows in full; folding clears it, unfolding rebuilds it.
+    l0          TEXT    NOT NULL DEFAULT '',
+    l0_messages TEXT    NOT NULL DEFAULT '[]',
     PRIMARY KEY (run_id, number),
     FOREIGN KEY (run_id, block) REFERENCES blocks (run_id, id)
 ) WITHOUT ROWID;
-CREATE INDEX iteration_notes_l0 ON iteration_notes (run_id, number) WHERE block IS NULL;
+CREATE INDEX iteration_notes_l0 ON iteration_notes (run_id, number, l0_tokens) WHERE block IS NULL;
 
 -- Document frequencies of index terms over a run's iterations, for TF-IDF.
 CREATE TABLE term_df (

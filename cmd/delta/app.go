@@ -17,7 +17,7 @@ import (
 // run executes the CLI and returns the exit code. Only main exits.
 func run(ctx context.Context, args []string, e env) int {
 	app := newApp(e)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, hoistFlags(app, args))
 	if err != nil {
 		printError(e.stderr, err)
 	}

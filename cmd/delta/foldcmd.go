@@ -23,11 +23,14 @@ Examples:
    delta memory fold --iterations 20-50
    delta memory fold --iterations 1-120 --level 3 --json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "iterations", Aliases: []string{"i"}, Usage: "range A-B to fold", Required: true},
+			&cli.StringFlag{Name: "iterations", Aliases: []string{"i"}, Usage: "range A-B to fold (required)"},
 			&cli.IntFlag{Name: "level", Value: fold.L2, Usage: "2, 3 or 4"},
 			&cli.BoolFlag{Name: "json", Usage: "print the new block as JSON"},
 		},
 		Action: func(c *cli.Context) error {
+			if !c.IsSet("iterations") {
+				return usagef("delta memory fold --iterations A-B", "say which --iterations to fold")
+			}
 			first, last, err := parseRange(c.String("iterations"))
 			if err != nil {
 				return err

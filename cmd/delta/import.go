@@ -26,8 +26,6 @@ Formats (detected from the content unless --format is given):
    openai   chat messages: a JSON array, an object with "messages", or one message per line;
             the run id is the file name without its extension
 
-Flags go before the files.
-
 Examples:
    delta memory import .delta/run-42/journal.jsonl
    delta memory import --db /tmp/m.db --format openai --run chat-1 transcript.json

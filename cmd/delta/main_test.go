@@ -42,6 +42,15 @@ func (b *testBundle) write(t *testing.T, name, content string) string {
 	return p
 }
 
+func (b *testBundle) read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 const journalText = `{"seq":1,"timestamp":"2025-10-02T10:00:00.000Z","type":"RUN_START","payload":{"run_id":"run-1","task":"fix the parser"}}
 {"seq":2,"timestamp":"2025-10-02T10:00:01.000Z","type":"THOUGHT","payload":{"content":"Read it.","tool_calls":[{"id":"a","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/parser.py\"}"}}]}}
 {"seq":3,"timestamp":"2025-10-02T10:00:02.000Z","type":"ACTION_REQUEST","payload":{"action_id":"a","tool_name":"read_file","tool_args":{"path":"src/parser.py"},"resolved_command":"cat src/parser.py"}}
@@ -222,5 +231,23 @@ func TestHelpHasExamples(t *testing.T) {
 		if !strings.Contains(out, "$DELTA_MEMORY_DB") {
 			t.Errorf("delta memory %s --help does not name DELTA_MEMORY_DB", cmd)
 		}
+	}
+}
+
+func TestFlagsAfterArguments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	j := b.write(t, "journal.jsonl", journalText)
+	// Flags after the file, as users type them.
+	if out, errOut, code := b.run(t, ctx, "memory", "import", j, "--db", b.db, "--json"); code != 0 || !strings.Contains(out, `"added": 5`) {
+		t.Fatalf("import FILE --db X --json: %d %s %s", code, out, errOut)
+	}
+	// Everything after "--" is an argument, even if it looks like a flag.
+	if _, errOut, code := b.run(t, ctx, "memory", "import", "--db", b.db, "--", "--json"); code != 1 || !strings.Contains(errOut, "--json") {
+		t.Fatalf("import -- --json: %d %s", code, errOut)
+	}
+	if _, _, code := b.run(t, ctx, "memory", "show", "--iteration", "1", "--db", b.db); code != 0 {
+		t.Fatalf("show with flags in any order: %d", code)
 	}
 }

@@ -90,7 +90,6 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	c.markdown = renderMarkdown(c.Partitions)
 	c.Messages = renderMessages(c.Partitions)
-	c.messagesTokens = fold.MessagesTokens(tok, c.Messages)
 	c.Tokens = 0
 	for _, p := range c.Partitions {
 		c.Tokens += p.Tokens

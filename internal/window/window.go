@@ -55,15 +55,11 @@ type Context struct {
 	// left out, Working iterations shown as one line.
 	Omitted []string `json:"omitted,omitempty"`
 
-	markdown       string
-	messagesTokens int
+	markdown string
 }
 
 // Markdown returns the window as one Markdown document.
 func (c *Context) Markdown() string { return c.markdown }
-
-// MessagesTokens returns the token count of Messages.
-func (c *Context) MessagesTokens() int { return c.messagesTokens }
 
 // Options tune Build.
 type Options struct {

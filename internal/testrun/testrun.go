@@ -1,0 +1,60 @@
+// Package testrun builds engines holding long generated runs, for tests and
+// benchmarks that need a run already imported and folded.
+package testrun
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// RunID is the id of the run Build makes.
+const RunID = "bench"
+
+// Options describe the run to build.
+type Options struct {
+	Iterations int
+	// Extra iterations the returned generator can still produce.
+	Extra          int
+	MaxOutputBytes int
+	Budget         int
+	Seed           uint64
+}
+
+// Build opens an engine in tb.TempDir and feeds it a generated run, running
+// the scheduler after every batch of about 2,000 iterations (the scheduler
+// replays its triggers one iteration at a time, so batching changes nothing
+// but speed). It returns the engine and the generator, positioned after the
+// last iteration fed, for callers that go on appending.
+func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
+	tb.Helper()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(tb.TempDir(), "memory.db"), Budget: o.Budget})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close() })
+	gen, err := synth.New(synth.Config{Seed: o.Seed + 1, Iterations: o.Iterations + o.Extra + 1, RunID: RunID, MaxOutputBytes: o.MaxOutputBytes})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var batch []journal.Event
+	for i := 1; i <= o.Iterations; i++ {
+		ev, _ := gen.Next()
+		batch = append(batch, ev...)
+		if i%2000 == 0 || i == o.Iterations {
+			if _, err := eng.Journal.Append(ctx, RunID, journal.FormatDelta, batch); err != nil {
+				tb.Fatal(err)
+			}
+			batch = batch[:0]
+			if _, err := eng.Scheduler.Step(ctx, RunID); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return eng, gen
+}
