@@ -89,15 +89,15 @@ func outcome(c *journal.ToolCall) string {
 	out := r.Output
 	switch scoring.KindOfTool(c.Name) {
 	case scoring.ToolRead:
-		return fmt.Sprintf("%d lines ok", lineCount(out))
+		return plural(lineCount(out), "line", "lines") + " ok"
 	case scoring.ToolList:
-		return fmt.Sprintf("%d entries", lineCount(out))
+		return plural(lineCount(out), "entry", "entries")
 	case scoring.ToolSearch:
 		n := lineCount(out)
 		if n == 0 {
 			return "no matches"
 		}
-		return fmt.Sprintf("%d matches", n)
+		return plural(n, "match", "matches")
 	case scoring.ToolWrite:
 		return "ok"
 	}
@@ -129,6 +129,13 @@ func (a toolArgs) first(keys ...string) string {
 		}
 	}
 	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func lineCount(s string) int {

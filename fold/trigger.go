@@ -68,10 +68,16 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	if err != nil {
 		return out, err
 	}
-	// remeasure refreshes u after folds; most iterations fold nothing and
-	// measure the window once.
-	remeasure := func(folded int) error {
-		if folded > 0 {
+	// apply records the blocks a trigger made and measures the window again
+	// if it changed; most iterations fold nothing and measure it once.
+	apply := func(trigger string, bs []*Block, err error) error {
+		if err != nil {
+			return err
+		}
+		for _, b := range bs {
+			record(b, trigger)
+		}
+		if len(bs) > 0 {
 			u, err = s.usage(ctx, run)
 		}
 		return err
@@ -88,17 +94,11 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	}
 	if now-st.LastInterval >= every {
 		bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, -1)
-		if err != nil {
+		if err := apply(TriggerInterval, bs, err); err != nil {
 			return out, err
-		}
-		for _, b := range bs {
-			record(b, TriggerInterval)
 		}
 		st.LastInterval = now
 		if err := s.saveState(ctx, st); err != nil {
-			return out, err
-		}
-		if err := remeasure(len(bs)); err != nil {
 			return out, err
 		}
 	}
@@ -110,44 +110,25 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 		if u.ratio(c) > c.PressureUrgent {
 			level, keep = L2, 1
 			bs, err := s.cascade(ctx, run)
-			if err != nil {
-				return out, err
-			}
-			for _, b := range bs {
-				record(b, TriggerCascade)
-			}
-			if err := remeasure(len(bs)); err != nil {
+			if err := apply(TriggerCascade, bs, err); err != nil {
 				return out, err
 			}
 		}
 		target := int(c.PressureLow * float64(c.Budget))
 		if excess := u.total(c) - target; excess > 0 {
 			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess)
-			if err != nil {
-				return out, err
-			}
-			for _, b := range bs {
-				record(b, TriggerPressure)
-			}
-			if err := remeasure(len(bs)); err != nil {
+			if err := apply(TriggerPressure, bs, err); err != nil {
 				return out, err
 			}
 		}
-		// Fix: when the newest KeepRecent iterations alone hold the window
-		// over High (a small budget, large outputs), the fold above finds
-		// nothing to fold and the step used to end over High. Fold past
-		// KeepRecent then, keeping the newest iteration, as DESIGN.md's
-		// pressure rule asks (fold until usage <= Low). keep > 1 means the
-		// milder, non-urgent case.
+		// When the newest KeepRecent iterations alone hold the window over
+		// High (a small budget, large outputs), the fold above finds nothing
+		// to fold. Fold past KeepRecent then, keeping the newest iteration,
+		// as the pressure rule asks (fold until usage <= Low). keep > 1 means
+		// the milder, non-urgent case.
 		if keep > 1 && u.ratio(c) > c.PressureHigh {
 			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total(c)-target)
-			if err != nil {
-				return out, err
-			}
-			for _, b := range bs {
-				record(b, TriggerPressure)
-			}
-			if err := remeasure(len(bs)); err != nil {
+			if err := apply(TriggerPressure, bs, err); err != nil {
 				return out, err
 			}
 		}
@@ -155,11 +136,8 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 
 	if u.shortTerm > c.ShortTermBudget() || u.longTerm > c.LongTermBudget() {
 		bs, err := s.cascade(ctx, run)
-		if err != nil {
+		if err := apply(TriggerCascade, bs, err); err != nil {
 			return out, err
-		}
-		for _, b := range bs {
-			record(b, TriggerCascade)
 		}
 	}
 	return out, nil

@@ -1,0 +1,129 @@
+package fold_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// foldLive appends a generated run one iteration at a time, stepping the
+// scheduler after each, as an agent loop would; with bulk it appends the
+// whole run and steps once, as an import does.
+func foldLive(t *testing.T, cfg synth.Config, budget int, bulk bool) (*engine.Engine, []*fold.Block) {
+	t.Helper()
+	ctx := context.Background()
+	eng := openEngine(t, budget, nil)
+	gen, err := synth.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []journal.Event
+	for {
+		evs, ok := gen.Next()
+		if !ok {
+			break
+		}
+		if bulk {
+			all = append(all, evs...)
+			continue
+		}
+		if _, err := eng.Journal.Append(ctx, cfg.RunID, journal.FormatDelta, evs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if bulk {
+		if _, err := eng.Journal.Append(ctx, cfg.RunID, journal.FormatDelta, all); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blocks, err := eng.Fold.AllBlocks(ctx, cfg.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, blocks
+}
+
+func blockSummary(bs []*fold.Block) []string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, fmt.Sprintf("%s L%d %d-%d %s parent=%q visible=%v", b.ID, b.Level, b.First, b.Last, b.Trigger, b.Parent, b.Visible))
+	}
+	return out
+}
+
+func compareBlocks(t *testing.T, what string, a, b []*fold.Block) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d blocks vs %d:\n%q\n%q", what, len(a), len(b), blockSummary(a), blockSummary(b))
+	}
+	for i := range a {
+		ja, _ := json.Marshal(a[i])
+		jb, _ := json.Marshal(b[i])
+		if string(ja) != string(jb) {
+			t.Fatalf("%s: block %d differs:\n%s\n%s", what, i, ja, jb)
+		}
+	}
+}
+
+func TestSchedulerIsDeterministic(t *testing.T) {
+	t.Parallel()
+	cfg := synth.Config{Seed: 7, Iterations: 120, RunID: "det", MaxOutputBytes: 3000}
+	_, a := foldLive(t, cfg, 4000, false)
+	_, b := foldLive(t, cfg, 4000, false)
+	if len(a) < 5 {
+		t.Fatalf("only %d blocks: %q", len(a), blockSummary(a))
+	}
+	triggers := map[string]int{}
+	for _, blk := range a {
+		triggers[blk.Trigger]++
+	}
+	t.Logf("%d blocks, triggers %v", len(a), triggers)
+	compareBlocks(t, "two fresh databases", a, b)
+}
+
+// A bulk import is folded as it would have been live, one iteration at a
+// time (Scheduler.Step's contract), when every iteration arrives whole.
+func TestSchedulerBulkEqualsLive(t *testing.T) {
+	t.Parallel()
+	cfg := synth.Config{Seed: 11, Iterations: 120, RunID: "bulk", MaxOutputBytes: 3000}
+	_, live := foldLive(t, cfg, 4000, false)
+	_, bulk := foldLive(t, cfg, 4000, true)
+	compareBlocks(t, "live vs bulk", live, bulk)
+}
+
+// An iteration that is the first success of a tool stays protected after
+// the next step re-notes it (live stepping re-notes the newest iteration).
+func TestFirstSuccessSurvivesLiveSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng := openEngine(t, 32000, nil)
+	l := newDeltaLog("first-ok", "Read the code.")
+	l.think("Look at the parser.", okCall("read_file", map[string]any{"path": "src/a.py"}, "x = 1\n"))
+	feed(t, eng, l)
+	l.think("Look at the lexer.", okCall("read_file", map[string]any{"path": "src/b.py"}, "y = 2\n"))
+	feed(t, eng, l)
+	l.think("List the tests.", okCall("list_dir", map[string]any{"path": "tests"}, "test_a.py\n"))
+	run, _ := feed(t, eng, l)
+	notes, err := eng.Fold.Notes(ctx, run.ID, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{fold.ProtectFirstOK, "", fold.ProtectFirstOK}
+	for i, n := range notes {
+		if n.Protect != want[i] {
+			t.Errorf("iteration %d: protect %q, want %q", n.Number, n.Protect, want[i])
+		}
+	}
+}
