@@ -109,7 +109,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 		level, keep := L1, c.KeepRecent
 		if u.ratio(c) > c.PressureUrgent {
 			level, keep = L2, 1
-			bs, err := s.cascade(ctx, run)
+			bs, err := s.cascade(ctx, run, st.ChapterStart)
 			if err := apply(TriggerCascade, bs, err); err != nil {
 				return out, err
 			}
@@ -135,7 +135,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	}
 
 	if u.shortTerm > c.ShortTermBudget() || u.longTerm > c.LongTermBudget() {
-		bs, err := s.cascade(ctx, run)
+		bs, err := s.cascade(ctx, run, st.ChapterStart)
 		if err := apply(TriggerCascade, bs, err); err != nil {
 			return out, err
 		}
@@ -197,7 +197,11 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 // Short-term is over its share, then the oldest Long-term blocks into an L4
 // phase while Long-term is. Each merge brings its partition down to half
 // its share, so cascades do not fire on every iteration.
-func (s *Scheduler) cascade(ctx context.Context, run journal.Run) ([]*Block, error) {
+//
+// Long-term merges never mix blocks that end before chapterStart (the first
+// iteration after the latest milestone) with newer ones, so that a phase
+// never straddles the chapter the next milestone will make.
+func (s *Scheduler) cascade(ctx context.Context, run journal.Run, chapterStart int) ([]*Block, error) {
 	var out []*Block
 	for _, p := range []struct {
 		minLevel, maxLevel, to int
@@ -219,6 +223,20 @@ func (s *Scheduler) cascade(ctx context.Context, run journal.Run) ([]*Block, err
 			if total <= p.budget || len(blocks) == 0 {
 				break
 			}
+			if p.to == L4 {
+				// Never merge across the chapter start: take the closed
+				// chapters while they can still shrink, else the blocks of
+				// the chapter being written.
+				closed := endingBefore(blocks, chapterStart)
+				if len(closed) > 1 || len(closed) == 1 && closed[0].Level < L4 {
+					blocks = closed
+				} else {
+					blocks = blocks[len(closed):]
+				}
+				if len(blocks) == 0 {
+					break
+				}
+			}
 			group := oldestGroup(blocks, total-p.budget/2)
 			if len(group) == 1 && group[0].Level == p.to {
 				break // a lone block at the target level cannot shrink further
@@ -238,6 +256,15 @@ func (s *Scheduler) cascade(ctx context.Context, run journal.Run) ([]*Block, err
 		}
 	}
 	return out, nil
+}
+
+// endingBefore returns the leading blocks that end before iteration n.
+func endingBefore(blocks []*Block, n int) []*Block {
+	i := 0
+	for i < len(blocks) && blocks[i].Last < n {
+		i++
+	}
+	return blocks[:i]
 }
 
 // oldestGroup returns the oldest blocks, consecutive in iterations, whose
