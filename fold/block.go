@@ -80,8 +80,11 @@ type Block struct {
 	// Tokens is the size of the block's rendering (Render), counted with
 	// the engine's tokenizer.
 	Tokens int `json:"tokens"`
-	// CreatedIter is the run's iteration count when the block was made.
-	CreatedIter int `json:"created_iter"`
+	// CreatedIter is the run's iteration count when the block was made, and
+	// CreatedAt the journal time of that moment (the run's newest event):
+	// journal time, not the wall clock, so folding stays deterministic.
+	CreatedIter int       `json:"created_iter"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // Range returns "A-B" for the covered iterations.

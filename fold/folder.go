@@ -108,7 +108,16 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 			return err
 		}
 		detail := fmt.Sprintf("L%d iterations %d-%d: %s", b.Level, b.First, b.Last, b.Title)
-		return logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "fold:" + o.Trigger, Block: b.ID, Detail: detail})
+		if err := logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "fold:" + o.Trigger, Block: b.ID, Detail: detail}); err != nil {
+			return err
+		}
+		for _, n := range req.Unpinned {
+			detail := fmt.Sprintf("iteration %d (%s) folds with the rest: the block keeps %d protected iterations at most", n.Number, n.Protect, f.Config.PinnedCap)
+			if err := logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "unpin", Block: b.ID, Detail: detail}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -172,7 +181,7 @@ func (f *Folder) request(ctx context.Context, run journal.Run, o FoldOptions, in
 			return nil, err
 		}
 	}
-	req.Pinned = pinned(notes, f.Config.PinnedCap)
+	req.Pinned, req.Unpinned = pinned(notes, f.Config.PinnedCap)
 	return req, nil
 }
 
@@ -199,7 +208,7 @@ func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summar
 		Run: run.ID, Level: o.Level, Kind: KindOf(o.Level), First: o.First, Last: o.Last,
 		Title: s.Title, Content: s.Content, Outcome: s.Outcome, Keywords: s.Keywords, Entities: s.Entities,
 		StateChanges: s.StateChanges, Errors: s.Errors, Visible: true, Trigger: o.Trigger,
-		Summarizer: s.Summarizer, CreatedIter: run.Iterations,
+		Summarizer: s.Summarizer, CreatedIter: run.Iterations, CreatedAt: run.EndedAt,
 	}
 	for _, n := range req.Pinned {
 		b.Pinned = append(b.Pinned, n.Number)
@@ -219,25 +228,26 @@ func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summar
 		b.LastAccessIter = max(b.LastAccessIter, c.LastAccessIter)
 	}
 	b.Tokens = f.Tokenizer.Count(b.Content)
-	b.Importance = importance(f.Config, b, run.Iterations)
+	b.Importance = importance(f.Config, b.Last, b.AccessCount, len(b.Errors), len(b.StateChanges), run.Iterations)
 	return b
 }
 
-// importance scores a block from its recency, how often it was recalled,
-// its errors and its state changes.
-func importance(c Config, b *Block, now int) float64 {
+// importance scores a block from its recency (iterations since its last),
+// how often it was recalled, its errors and its state changes.
+func importance(c Config, last, access, errors, changes, now int) float64 {
 	return scoring.Importance(c.Weights, scoring.Factors{
-		Recency:     scoring.Recency(now-b.Last, c.RecencyHalfLife),
-		Access:      scoring.AccessFactor(b.AccessCount),
-		Error:       min(1, float64(len(b.Errors))/2),
-		StateChange: min(1, float64(len(b.StateChanges))/4),
+		Recency:     scoring.Recency(now-last, c.RecencyHalfLife),
+		Access:      scoring.AccessFactor(access),
+		Error:       min(1, float64(errors)/2),
+		StateChange: min(1, float64(changes)/4),
 	})
 }
 
 // pinned picks the protected iterations a block keeps in detail: errors
 // first, then big state changes, then first successes of a tool; newer
-// before older within a kind. Past the cap, the rest fold like the others.
-func pinned(notes []*Note, cap int) []*Note {
+// before older within a kind. Past the cap, the rest fold like the others;
+// they are returned second, so the fold can log them.
+func pinned(notes []*Note, cap int) (kept, dropped []*Note) {
 	rank := map[string]int{ProtectError: 0, ProtectStateChange: 1, ProtectFirstOK: 2}
 	var out []*Note
 	for _, n := range notes {
@@ -251,7 +261,8 @@ func pinned(notes []*Note, cap int) []*Note {
 		}
 		return b.Number - a.Number
 	})
-	return out[:min(cap, len(out))]
+	n := min(cap, len(out))
+	return out[:n], out[n:]
 }
 
 // uniqueID names a new block, numbering repeats of the same range and level.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/jmoiron/sqlx"
@@ -95,6 +96,11 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 		}
 		res.Folds = append(res.Folds, folds...)
 	}
+	if res.Noted > 0 {
+		if err := s.refreshImportance(ctx, run); err != nil {
+			return res, err
+		}
+	}
 	u, err := s.usage(ctx, run)
 	if err != nil {
 		return res, err
@@ -102,6 +108,49 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 	res.Usage = u.ratio(s.Config)
 	return res, nil
 }
+
+// refreshImportance recomputes the importance of the visible blocks as the
+// run advances (recency decays with every iteration), writing only those
+// that moved. Visible blocks are bounded by the window.
+func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) error {
+	var rows []struct {
+		ID         string  `db:"id"`
+		Last       int     `db:"last_iter"`
+		Access     int     `db:"access_count"`
+		Errors     int     `db:"error_count"`
+		Changes    int     `db:"change_count"`
+		Importance float64 `db:"importance"`
+	}
+	if err := s.Store.db.Read.SelectContext(ctx, &rows, `SELECT id, last_iter, access_count, error_count, change_count, importance
+		FROM blocks WHERE run_id = ? AND visible = 1`, run.ID); err != nil {
+		return fmt.Errorf("read block importance: %w", sqlitedb.Classify(err))
+	}
+	type change struct {
+		id string
+		v  float64
+	}
+	var moved []change
+	for _, r := range rows {
+		v := importance(s.Config, r.Last, r.Access, r.Errors, r.Changes, run.Iterations)
+		if math.Abs(v-r.Importance) >= importanceStep {
+			moved = append(moved, change{r.ID, v})
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+		for _, m := range moved {
+			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET importance = ? WHERE run_id = ? AND id = ?`, m.v, run.ID, m.id); err != nil {
+				return fmt.Errorf("update importance of %s: %w", m.id, sqlitedb.Classify(err))
+			}
+		}
+		return nil
+	})
+}
+
+// importanceStep is how far a block's importance must move to be rewritten.
+const importanceStep = 0.01
 
 // note makes and stores the note of one iteration, with the state that
 // goes with it, in one transaction.

@@ -89,7 +89,7 @@ func (r *blockRow) toBlock() *Block {
 		ID: r.ID, Run: r.Run, Level: r.Level, Kind: r.Kind, First: r.First, Last: r.Last,
 		Visible: r.Visible, Unfolded: r.Unfolded, Parent: r.Parent.String, Importance: r.Importance,
 		AccessCount: r.AccessCount, LastAccessIter: r.LastAccessIter, Tokens: r.Tokens,
-		Trigger: r.Trigger, Summarizer: r.Summarizer, CreatedIter: r.CreatedIter,
+		Trigger: r.Trigger, Summarizer: r.Summarizer, CreatedIter: r.CreatedIter, CreatedAt: journal.ParseTimeText(r.CreatedAt),
 		Start: journal.ParseTimeText(r.StartedAt), End: journal.ParseTimeText(r.EndedAt),
 		Title: r.Title, Outcome: r.Outcome, Content: r.Content,
 	}
@@ -108,7 +108,7 @@ func fromBlock(b *Block) *blockRow {
 		Visible: b.Visible, Unfolded: b.Unfolded, Parent: sql.NullString{String: b.Parent, Valid: b.Parent != ""},
 		Importance: b.Importance, AccessCount: b.AccessCount, LastAccessIter: b.LastAccessIter,
 		ErrorCount: len(b.Errors), ChangeCount: len(b.StateChanges), Tokens: b.Tokens,
-		Trigger: b.Trigger, Summarizer: b.Summarizer, CreatedIter: b.CreatedIter,
+		Trigger: b.Trigger, Summarizer: b.Summarizer, CreatedIter: b.CreatedIter, CreatedAt: journal.TimeText(b.CreatedAt),
 		StartedAt: journal.TimeText(b.Start), EndedAt: journal.TimeText(b.End),
 		Title: b.Title, Outcome: b.Outcome, Content: b.Content,
 		Keywords: encodeStrings(b.Keywords), Entities: encodeStrings(b.Entities),

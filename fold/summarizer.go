@@ -23,6 +23,8 @@ type Request struct {
 	// Pinned are the protected iterations to keep in detail, most
 	// important first, already cut to the pinned cap.
 	Pinned []*Note
+	// Unpinned are the protected iterations the cap left out.
+	Unpinned []*Note
 	// DF reports in how many of the run's Docs iterations a term occurs,
 	// for TF-IDF keywords.
 	DF   func(term string) int

@@ -182,3 +182,40 @@ func TestManualFoldUnfoldBookmarkMilestone(t *testing.T) {
 		t.Errorf("--budget 12: code %d, stderr %q", code, errOut)
 	}
 }
+
+func TestShowSaysWhenABookmarkIsNotInTheWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	importSynth(t, b, "8000")
+	// Seven bookmarks on folded iterations: the Dynamic partition shows the
+	// text of the five newest; show must say the other two are not in.
+	for _, n := range []string{"10", "20", "30", "40", "50", "60", "70"} {
+		if _, errOut, code := b.run(t, ctx, "memory", "bookmark", "--db", b.db, "--budget", "8000", "--iteration", n, "--note", "mark "+n); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	out, _, _ := b.run(t, ctx, "memory", "show", "--db", b.db, "--budget", "8000", "--json")
+	var shown struct {
+		Bookmarks []struct {
+			Iteration int  `json:"iteration"`
+			InWindow  bool `json:"in_window"`
+		} `json:"bookmarks"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || len(shown.Bookmarks) != 7 {
+		t.Fatalf("show --json bookmarks: %v %s", err, out)
+	}
+	var missing []int
+	for _, m := range shown.Bookmarks {
+		if !m.InWindow {
+			missing = append(missing, m.Iteration)
+		}
+	}
+	if len(missing) < 2 || missing[0] != 10 || missing[1] != 20 {
+		t.Fatalf("bookmarks not in the window: %v, want at least the two oldest (10, 20)", missing)
+	}
+	text, _, _ := b.run(t, ctx, "memory", "show", "--db", b.db, "--budget", "8000")
+	if !strings.Contains(text, "[10] mark 10\n       its text is not in the window") {
+		t.Fatalf("show does not say bookmark 10 is out of the window:\n%s", text)
+	}
+}

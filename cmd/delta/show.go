@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -63,7 +64,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			marks, err := eng.Fold.Bookmarks(c.Context, run.ID)
+			marks, err := bookmarksInWindow(c, eng, run)
 			if err != nil {
 				return err
 			}
@@ -239,8 +240,37 @@ func nonNil(v []string) []string {
 	return v
 }
 
+// bookmarkJSON is a bookmark and whether its text made it into the window.
+type bookmarkJSON struct {
+	fold.Bookmark
+	InWindow bool `json:"in_window"`
+}
+
+// bookmarksInWindow lists the run's bookmarks, building the window to see
+// which texts the budget could not hold.
+func bookmarksInWindow(c *cli.Context, eng *engine.Engine, run journal.Run) ([]bookmarkJSON, error) {
+	marks, err := eng.Fold.Bookmarks(c.Context, run.ID)
+	if err != nil || len(marks) == 0 {
+		return []bookmarkJSON{}, err
+	}
+	cx, err := eng.Context(c.Context, run, engine.ContextOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bookmarkJSON, len(marks))
+	for i, m := range marks {
+		out[i] = bookmarkJSON{Bookmark: m, InWindow: true}
+		for _, o := range cx.Omitted {
+			if strings.HasPrefix(o, fmt.Sprintf("bookmark:%d ", m.Iteration)) {
+				out[i].InWindow = false
+			}
+		}
+	}
+	return out, nil
+}
+
 // printFolds lists the visible blocks and bookmarks under the run summary.
-func printFolds(w io.Writer, bs []*fold.Block, marks []fold.Bookmark) {
+func printFolds(w io.Writer, bs []*fold.Block, marks []bookmarkJSON) {
 	if len(bs) > 0 {
 		fmt.Fprintf(w, "\nblocks shown (%d):\n", len(bs))
 		for _, b := range bs {
@@ -251,6 +281,9 @@ func printFolds(w io.Writer, bs []*fold.Block, marks []fold.Bookmark) {
 		fmt.Fprintf(w, "\nbookmarks:\n")
 		for _, m := range marks {
 			fmt.Fprintf(w, "  [%d] %s\n", m.Iteration, m.Note)
+			if !m.InWindow {
+				fmt.Fprintf(w, "       its text is not in the window: the budget cannot hold it (see context --format json, \"omitted\")\n")
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ package testrun
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,6 +24,9 @@ type Options struct {
 	MaxOutputBytes int
 	Budget         int
 	Seed           uint64
+	// Settings, if set, is written as memory.yaml beside the database
+	// (fold settings such as "pinned_cap: 1").
+	Settings string
 }
 
 // Build opens an engine in tb.TempDir and feeds it a generated run, running
@@ -33,7 +37,13 @@ type Options struct {
 func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
 	tb.Helper()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(tb.TempDir(), "memory.db"), Budget: o.Budget})
+	dir := tb.TempDir()
+	if o.Settings != "" {
+		if err := os.WriteFile(filepath.Join(dir, "memory.yaml"), []byte(o.Settings), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 
 	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget(), Sections: opts.Retrieved}
-	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts)
+	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts, &c.Omitted)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ const (
 // buildDynamic gathers the Dynamic partition: unresolved recent errors, the
 // state of the files and entities the run touched, bookmarks, and the
 // current goal, last.
-func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, working []*fold.Note, opts Options) (Partition, error) {
+func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, working []*fold.Note, opts Options, omitted *[]string) (Partition, error) {
 	p := Partition{Name: Dynamic}
 	now := run.Iterations
 	if now == 0 {
@@ -73,9 +73,13 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 		// The bookmarked iterations' own text, when no Working section
 		// shows it already: newest bookmarks first, a few at most.
 		texts := 0
-		for i := len(marks) - 1; i >= 0 && texts < maxBookmarkTexts; i-- {
+		for i := len(marks) - 1; i >= 0; i-- {
 			m := marks[i]
 			if shown[m.Iteration] || m.Iteration > now {
+				continue
+			}
+			if texts == maxBookmarkTexts {
+				*omitted = append(*omitted, fmt.Sprintf("bookmark:%d left out: only the %d newest bookmarks show their text", m.Iteration, maxBookmarkTexts))
 				continue
 			}
 			it, err := j.Iteration(ctx, run.ID, m.Iteration, journal.ReadOptions{})
