@@ -3,6 +3,7 @@ package fold
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -100,7 +101,11 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 			return err
 		}
 		for _, c := range inside {
-			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET parent = ?, visible = 0 WHERE run_id = ? AND id = ?`, b.ID, run.ID, c.ID); err != nil {
+			// An absorbed block's importance stays as it was at absorption,
+			// computed here so that it does not depend on when the scheduler
+			// last refreshed the visible blocks.
+			imp := importance(f.Config, c.Last, c.AccessCount, len(c.Errors), len(c.StateChanges), run.Iterations)
+			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET parent = ?, visible = 0, importance = ? WHERE run_id = ? AND id = ?`, b.ID, imp, run.ID, c.ID); err != nil {
 				return fmt.Errorf("absorb block %s: %w", c.ID, sqlitedb.Classify(err))
 			}
 		}
@@ -233,14 +238,17 @@ func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summar
 }
 
 // importance scores a block from its recency (iterations since its last),
-// how often it was recalled, its errors and its state changes.
+// how often it was recalled, its errors and its state changes. The score is
+// rounded to two decimals: finer steps would rewrite every visible block on
+// every iteration, for a difference nothing acts on.
 func importance(c Config, last, access, errors, changes, now int) float64 {
-	return scoring.Importance(c.Weights, scoring.Factors{
+	v := scoring.Importance(c.Weights, scoring.Factors{
 		Recency:     scoring.Recency(now-last, c.RecencyHalfLife),
 		Access:      scoring.AccessFactor(access),
 		Error:       min(1, float64(errors)/2),
 		StateChange: min(1, float64(changes)/4),
 	})
+	return math.Round(v*100) / 100
 }
 
 // pinned picks the protected iterations a block keeps in detail: errors

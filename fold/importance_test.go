@@ -30,7 +30,7 @@ func TestImportanceFollowsTheRun(t *testing.T) {
 			Error:       math.Min(1, float64(len(b.Errors))/2),
 			StateChange: math.Min(1, float64(len(b.StateChanges))/4),
 		})
-		if math.Abs(b.Importance-want) > 0.011 {
+		if math.Abs(b.Importance-want) > 0.005 {
 			t.Errorf("block %s (iterations %d-%d, made at %d): importance %.3f, want %.3f at iteration %d",
 				b.ID, b.First, b.Last, b.CreatedIter, b.Importance, want, run.Iterations)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/jmoiron/sqlx"
@@ -81,7 +80,10 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 				return res, err
 			}
 			res.Noted++
-			run.Iterations = it.Number // decide as of this iteration
+			// Decide as of this iteration, so that a bulk import folds as
+			// the same run would have live. Its start stands for "now": its
+			// end can still move when a late event joins it.
+			run.Iterations, run.EndedAt = it.Number, it.Start
 			folds, err := s.decide(ctx, &st, run)
 			if err != nil {
 				return res, err
@@ -111,7 +113,7 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 
 // refreshImportance recomputes the importance of the visible blocks as the
 // run advances (recency decays with every iteration), writing only those
-// that moved. Visible blocks are bounded by the window.
+// whose rounded score moved. Visible blocks are bounded by the window.
 func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) error {
 	var rows []struct {
 		ID         string  `db:"id"`
@@ -131,8 +133,7 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 	}
 	var moved []change
 	for _, r := range rows {
-		v := importance(s.Config, r.Last, r.Access, r.Errors, r.Changes, run.Iterations)
-		if math.Abs(v-r.Importance) >= importanceStep {
+		if v := importance(s.Config, r.Last, r.Access, r.Errors, r.Changes, run.Iterations); v != r.Importance {
 			moved = append(moved, change{r.ID, v})
 		}
 	}
@@ -148,9 +149,6 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 		return nil
 	})
 }
-
-// importanceStep is how far a block's importance must move to be rewritten.
-const importanceStep = 0.01
 
 // note makes and stores the note of one iteration, with the state that
 // goes with it, in one transaction.
