@@ -18,6 +18,8 @@ const (
 	summaryChanges   = 8
 	summaryActions   = 6
 	chapterKeywords  = 8
+	mergedErrors     = 8
+	mergedChanges    = 16
 )
 
 // Extractive is the offline, deterministic summarizer: rule-based
@@ -179,10 +181,12 @@ func mergeChildren(req *Request) Summary {
 	}
 	slices.SortStableFunc(kws, func(a, b string) int { return kwCount[b] - kwCount[a] })
 	s.Keywords = kws[:min(len(kws), chapterKeywords)]
-	s.Entities = dedupe(s.Entities)
-	s.Entities = s.Entities[:min(len(s.Entities), summaryEntities*2)]
-	s.Errors = dedupe(s.Errors)
-	s.StateChanges = dedupe(s.StateChanges)
+	// Coarser blocks keep the newest of their children's errors and state
+	// changes, not all of them: an L4 over a long run would otherwise carry
+	// every error of the run, and the window reads it on every build.
+	s.Entities = capped(dedupe(s.Entities), summaryEntities*2)
+	s.Errors = newest(dedupe(s.Errors), mergedErrors)
+	s.StateChanges = newest(dedupe(s.StateChanges), mergedChanges)
 	s.Outcome = req.Children[len(req.Children)-1].Outcome
 	return s
 }
@@ -322,6 +326,10 @@ func titleFrom(given string, keywords []string, first, last int) string {
 	}
 	return "Work on " + strings.Join(keywords[:min(3, len(keywords))], ", ")
 }
+
+// capped keeps the first n items; newest keeps the last n.
+func capped(v []string, n int) []string { return v[:min(n, len(v))] }
+func newest(v []string, n int) []string { return v[max(0, len(v)-n):] }
 
 func writeList(b *strings.Builder, label string, items []string, n int) {
 	if len(items) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -217,7 +218,9 @@ func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note) error {
 		return nil
 	}
 	for _, c := range n.Calls {
-		if c.Target == "" {
+		// A shell command is not a file or entity: what it changed is
+		// recorded from its state changes below.
+		if c.Target == "" || strings.HasPrefix(c.Target, "`") {
 			continue
 		}
 		action := c.Tool + " ok"

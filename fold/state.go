@@ -91,11 +91,11 @@ type EntityState struct {
 }
 
 // EntityStates returns the limit entities acted on most recently, newest
-// first (by iteration, then name).
+// first (by iteration, then name, both descending so the index serves the order).
 func (s *Store) EntityStates(ctx context.Context, run string, limit int) ([]EntityState, error) {
 	var out []EntityState
 	err := s.db.Read.SelectContext(ctx, &out, `SELECT entity, iteration, action FROM entity_state
-		WHERE run_id = ? ORDER BY iteration DESC, entity LIMIT ?`, run, limit)
+		WHERE run_id = ? ORDER BY iteration DESC, entity DESC LIMIT ?`, run, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read entity state: %w", sqlitedb.Classify(err))
 	}

@@ -131,6 +131,28 @@ func (s *Store) VisibleBlocks(ctx context.Context, run string) ([]*Block, error)
 	return s.queryBlocks(ctx, s.db.Read, `WHERE run_id = ? AND visible = 1 ORDER BY first_iter`, run)
 }
 
+// Shown is what the window needs of a visible block.
+type Shown struct {
+	ID      string `db:"id"`
+	Level   int    `db:"level"`
+	First   int    `db:"first_iter"`
+	Last    int    `db:"last_iter"`
+	Tokens  int    `db:"tokens"`
+	Content string `db:"content"`
+}
+
+// Shown lists the visible blocks of a run, oldest first, with only what the
+// window renders: no metadata to decode on every build.
+func (s *Store) Shown(ctx context.Context, run string) ([]Shown, error) {
+	var out []Shown
+	err := s.db.Read.SelectContext(ctx, &out, `SELECT id, level, first_iter, last_iter, tokens, content
+		FROM blocks WHERE run_id = ? AND visible = 1 ORDER BY first_iter`, run)
+	if err != nil {
+		return nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+	}
+	return out, nil
+}
+
 // AllBlocks returns every block of a run, absorbed and unfolded ones too,
 // ordered by range then level.
 func (s *Store) AllBlocks(ctx context.Context, run string) ([]*Block, error) {

@@ -96,7 +96,7 @@ CREATE TABLE entity_state (
     action    TEXT    NOT NULL,
     PRIMARY KEY (run_id, entity)
 ) WITHOUT ROWID;
-CREATE INDEX entity_state_recent ON entity_state (run_id, iteration);
+CREATE INDEX entity_state_recent ON entity_state (run_id, iteration, entity);
 
 CREATE TABLE bookmarks (
     run_id    TEXT    NOT NULL REFERENCES runs (id),

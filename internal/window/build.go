@@ -34,14 +34,14 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		static.Sections[0].Source = "system_prompt_file"
 	}
 
-	blocks, err := fs.VisibleBlocks(ctx, run.ID)
+	blocks, err := fs.Shown(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
 	long := Partition{Name: LongTerm, Budget: cfg.LongTermBudget()}
 	short := Partition{Name: ShortTerm, Budget: cfg.ShortTermBudget()}
 	for _, b := range blocks {
-		sec := Section{Name: fmt.Sprintf("L%d %s", b.Level, b.Range()), Source: "block:" + b.ID, Tokens: b.Tokens, Content: b.Content}
+		sec := Section{Name: fmt.Sprintf("L%d %d-%d", b.Level, b.First, b.Last), Source: "block:" + b.ID, Tokens: b.Tokens, Content: b.Content}
 		if b.Level >= fold.L3 {
 			long.Sections = append(long.Sections, sec)
 		} else {
