@@ -146,6 +146,12 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 // it. Sizes are estimated from the output's bytes per token, then the result
 // is what gets counted, so the estimate never leaks into a budget.
 func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) string {
+	// Every BPE token covers at least one byte: an output no longer in
+	// bytes than the limit cannot exceed it in tokens, and need not be
+	// counted.
+	if len(out) <= limit {
+		return out
+	}
 	total := tok.Count(out)
 	if total <= limit {
 		return out

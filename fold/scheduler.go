@@ -77,7 +77,10 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
-			if err := s.note(ctx, &st, it, run.LastSeq); err != nil {
+			if it.Number == st.Noted && it.LastSeq == st.NotedSeq {
+				continue // read again in case it grew; it did not
+			}
+			if err := s.note(ctx, &st, it, it.LastSeq); err != nil {
 				return res, err
 			}
 			res.Noted++
