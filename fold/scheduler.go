@@ -23,6 +23,10 @@ const noteBatch = 256
 type Scheduler struct {
 	*Folder
 
+	// OnProgress, if set, is called now and then while a step notes a long
+	// import, with the iterations done and the total to do.
+	OnProgress func(done, total int)
+
 	// staticKey and staticN remember the token count of the Static
 	// partition's text; a Scheduler is not safe for concurrent use.
 	staticKey string
@@ -84,6 +88,9 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 				return res, err
 			}
 			res.Noted++
+			if s.OnProgress != nil && res.Noted%64 == 0 {
+				s.OnProgress(it.Number-from+1, total-from+1)
+			}
 			// Decide as of this iteration, so that a bulk import folds as
 			// the same run would have live. Its start stands for "now": its
 			// end can still move when a late event joins it.

@@ -50,10 +50,13 @@ Examples:
 			var results []importJSON
 			for _, path := range c.Args().Slice() {
 				p := newProgress(e, "importing "+path)
+				fp := newProgress(e, "folding "+path)
+				eng.Scheduler.OnProgress = fp.count
 				res, step, err := eng.Import(c.Context, path, journal.ImportOptions{
 					RunID: global(c, e, "run"), Format: format, Progress: p.update,
 				})
 				p.done()
+				fp.done()
 				if err != nil {
 					return fmt.Errorf("import %s: %w", path, err)
 				}

@@ -35,7 +35,24 @@ func (p *progress) update(done, total int64) {
 	}
 	p.last = now
 	pct := 100 * float64(done) / float64(max(total, 1))
-	fmt.Fprintf(p.w, "\r%s: %5.1f%% (%.1f of %.1f MB)", p.label, pct, float64(done)/1e6, float64(total)/1e6)
+	fmt.Fprintf(p.w, "\r\033[K%s: %5.1f%% (%.1f of %.1f MB)", p.label, pct, float64(done)/1e6, float64(total)/1e6)
+	p.drawn = true
+}
+
+// countMin is how many iterations a fold phase must have to show progress.
+const countMin = 500
+
+// count is a fold.Scheduler.OnProgress callback: iterations noted so far.
+func (p *progress) count(done, total int) {
+	if !p.on || total < countMin {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.last) < 100*time.Millisecond && done < total {
+		return
+	}
+	p.last = now
+	fmt.Fprintf(p.w, "\r\033[K%s: %d of %d iterations", p.label, done, total)
 	p.drawn = true
 }
 
