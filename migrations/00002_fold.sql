@@ -39,6 +39,8 @@ CREATE TABLE blocks (
     FOREIGN KEY (run_id, parent) REFERENCES blocks (run_id, id)
 );
 CREATE INDEX blocks_visible ON blocks (run_id, first_iter) WHERE visible = 1;
+-- Covers the scheduler's per-iteration sums of visible tokens by level.
+CREATE INDEX blocks_visible_tokens ON blocks (run_id, level, tokens) WHERE visible = 1;
 CREATE INDEX blocks_parent ON blocks (run_id, parent) WHERE parent IS NOT NULL;
 
 -- Iteration notes: what folding needs of each iteration, computed once when
