@@ -61,12 +61,15 @@ type appender struct {
 	startEvents int64
 
 	// Statements bound to tx, used once per event or iteration.
-	insEvent, insBatch, upsIter *sqlx.Stmt
+	insEvent, insBatch, upsIter, upsIterBatch *sqlx.Stmt
 	// pending holds events grouped but not yet inserted; args is reused
 	// to bind them.
 	pending []Event
 	args    []any
-	err     error // first error from the grouper's done callback
+	// iterArgs holds the rows of iterations waiting to be upserted,
+	// twelve values each.
+	iterArgs []any
+	err      error // first error from the grouper's done callback
 	// rowid is the rowid of the newest event stored: the run's activity.
 	rowid int64
 }
@@ -126,6 +129,9 @@ func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format stri
 		return nil, err
 	}
 	if a.insBatch, err = s.writes.inTx(ctx, tx.Tx, sqlInsertEventBatch); err != nil {
+		return nil, err
+	}
+	if a.upsIterBatch, err = s.writes.inTx(ctx, tx.Tx, sqlUpsertIterBatch); err != nil {
 		return nil, err
 	}
 	if a.upsIter, err = s.writes.inTx(ctx, tx.Tx, sqlUpsertIter); err != nil {
@@ -267,11 +273,30 @@ func (a *appender) writeIteration(it *Iteration) {
 		return
 	}
 	calls, results, failures := it.Counts()
-	_, err := a.upsIter.Exec(a.run.ID, it.Number, it.FirstSeq, it.LastSeq, it.ThoughtSeq,
+	a.iterArgs = append(a.iterArgs, a.run.ID, it.Number, it.FirstSeq, it.LastSeq, it.ThoughtSeq,
 		TimeText(it.Start), TimeText(it.End), calls, results, failures, it.Status, it.HasError)
-	if err != nil {
-		a.err = fmt.Errorf("store iteration %d of run %s: %w", it.Number, a.run.ID, sqlitedb.Classify(err))
+	if len(a.iterArgs) == 12*iterBatch {
+		a.err = a.flushIterations()
 	}
+}
+
+// flushIterations upserts the buffered iteration rows: a full batch in one
+// statement, a shorter tail one row at a time.
+func (a *appender) flushIterations() error {
+	rows := a.iterArgs
+	a.iterArgs = a.iterArgs[:0]
+	if len(rows) == 12*iterBatch {
+		if _, err := a.upsIterBatch.Exec(rows...); err != nil {
+			return fmt.Errorf("store iterations of run %s: %w", a.run.ID, sqlitedb.Classify(err))
+		}
+		return nil
+	}
+	for i := 0; i < len(rows); i += 12 {
+		if _, err := a.upsIter.Exec(rows[i : i+12]...); err != nil {
+			return fmt.Errorf("store iteration %v of run %s: %w", rows[i+1], a.run.ID, sqlitedb.Classify(err))
+		}
+	}
+	return nil
 }
 
 // finish writes the open iteration and the run row. The appender can keep
@@ -282,6 +307,9 @@ func (a *appender) finish(ctx context.Context) (AppendResult, error) {
 	}
 	if a.g.cur != nil && a.g.dirty {
 		a.writeIteration(a.g.cur)
+	}
+	if a.err == nil {
+		a.err = a.flushIterations()
 	}
 	if a.err != nil {
 		return a.res, a.err

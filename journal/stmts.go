@@ -20,14 +20,8 @@ const (
 		(SELECT last_seq FROM iterations WHERE run_id = ?1 AND number = ?3)`
 	sqlInsertEvent = `INSERT INTO events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)`
 	sqlInsertRun   = `INSERT INTO runs (id, format, status) VALUES (?, ?, ?)`
-	sqlUpsertIter  = `INSERT INTO iterations
-		(run_id, number, first_seq, last_seq, thought_seq, started_at, ended_at, calls, results, failures, status, has_error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, number) DO UPDATE SET
-			last_seq = excluded.last_seq, thought_seq = excluded.thought_seq, ended_at = excluded.ended_at,
-			calls = excluded.calls, results = excluded.results, failures = excluded.failures,
-			status = excluded.status, has_error = excluded.has_error`
-	sqlUpdateRun = `UPDATE runs SET task = ?, system_prompt = ?, agent_ref = ?, status = ?,
+	sqlUpsertIter  = sqlIterInsert + sqlIterTuple + sqlIterConflict
+	sqlUpdateRun   = `UPDATE runs SET task = ?, system_prompt = ?, agent_ref = ?, status = ?,
 		started_at = ?, ended_at = ?, last_seq = ?, events = ?, iterations = ?,
 		activity = MAX(activity, ?) WHERE id = ?`
 )
@@ -61,6 +55,24 @@ func (c *stmtCache) prepared(ctx context.Context, query string) (*sqlx.Stmt, err
 	return st, nil
 }
 
+// The iteration upsert, in parts, so that a batch can repeat the tuple.
+const (
+	sqlIterInsert = `INSERT INTO iterations
+		(run_id, number, first_seq, last_seq, thought_seq, started_at, ended_at, calls, results, failures, status, has_error)
+		VALUES `
+	sqlIterTuple    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlIterConflict = ` ON CONFLICT (run_id, number) DO UPDATE SET
+			last_seq = excluded.last_seq, thought_seq = excluded.thought_seq, ended_at = excluded.ended_at,
+			calls = excluded.calls, results = excluded.results, failures = excluded.failures,
+			status = excluded.status, has_error = excluded.has_error`
+)
+
+// iterBatch is how many iteration rows one upsert writes on a long import.
+const iterBatch = 32
+
+// sqlUpsertIterBatch upserts iterBatch iterations.
+var sqlUpsertIterBatch = sqlIterInsert + sqlIterTuple + strings.Repeat(", "+sqlIterTuple, iterBatch-1) + sqlIterConflict
+
 // eventBatch is how many events one INSERT stores. One statement per event
 // made database/sql's and the driver's per-call cost dominate imports.
 const eventBatch = 64
@@ -69,7 +81,8 @@ const eventBatch = 64
 var sqlInsertEventBatch = sqlInsertEvent + strings.Repeat(", (?, ?, ?, ?, ?)", eventBatch-1)
 
 // writeSQL is every statement the append path runs inside a transaction.
-var writeSQL = []string{sqlSelectRun, sqlSelectOpenRange, sqlSelectEvents, sqlInsertEvent, sqlInsertEventBatch, sqlUpsertIter, sqlUpdateRun}
+var writeSQL = []string{sqlSelectRun, sqlSelectOpenRange, sqlSelectEvents, sqlInsertEvent, sqlInsertEventBatch,
+	sqlUpsertIter, sqlUpsertIterBatch, sqlUpdateRun}
 
 // warm prepares queries ahead of a transaction. It must run before BeginTx
 // on the writer pool: that pool has one connection, which an open
