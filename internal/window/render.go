@@ -18,10 +18,17 @@ func partitionHeading(name string) string { return "## " + partitionTitles[name]
 func sectionHeading(partition string, s *Section) string {
 	switch partition {
 	case Static, Retrieved, Dynamic:
+		if t, ok := staticTitles[s.Name]; ok {
+			return "### " + t + "\n"
+		}
 		return "### " + s.Name + "\n"
 	}
 	return ""
 }
+
+// staticTitles are the Markdown headings of the Static sections, whose JSON
+// names stay short ("system", "task").
+var staticTitles = map[string]string{"system": "System prompt", "task": "Task"}
 
 // renderMarkdown writes the partitions in order, skipping empty ones.
 func renderMarkdown(parts []Partition) string {
