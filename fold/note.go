@@ -186,6 +186,9 @@ func (s *Store) dfLookup(ctx context.Context, run string) func(string) int {
 		if v, ok := cache[term]; ok {
 			return v
 		}
+		// A term never counted has no row: df 0. Any other error also reads
+		// as 0, which only makes that keyword rank as rarer; a summary is not
+		// worth failing a fold for.
 		var df int
 		_ = s.db.Read.GetContext(ctx, &df, `SELECT df FROM term_df WHERE run_id = ? AND term = ?`, run, term)
 		cache[term] = df
