@@ -2,6 +2,7 @@ package fold
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -35,7 +36,15 @@ type FoldOptions struct {
 	// Strict refuses a range that cuts a visible block instead of widening
 	// it (manual folds), and a range already folded at that level or coarser.
 	Strict bool
+	// After, if set, runs inside the fold's transaction, so that state that
+	// goes with the fold commits with it.
+	After func(tx *sqlx.Tx) error
 }
+
+// ErrFoldRace means another process changed the blocks of a range between
+// the moment a fold looked at them and its commit. Nothing was written; the
+// other process's folds stand.
+var ErrFoldRace = errors.New("the range was folded concurrently")
 
 // RangeCutError says a manual fold range cuts through a visible block.
 type RangeCutError struct {
@@ -94,6 +103,17 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 	}
 	b := f.newBlock(run, o, req, sum)
 	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
+		// The summary was made outside the write lock; make sure the blocks
+		// it absorbs are still the visible ones, or two processes folding
+		// the same range would leave overlapping blocks.
+		current, err := f.Store.queryBlocks(ctx, tx,
+			`WHERE run_id = ? AND visible = 1 AND last_iter >= ? AND first_iter <= ? ORDER BY first_iter`, run.ID, o.First, o.Last)
+		if err != nil {
+			return err
+		}
+		if !sameBlocks(current, inside) {
+			return fmt.Errorf("%w: iterations %d-%d", ErrFoldRace, o.First, o.Last)
+		}
 		if b.ID, err = uniqueID(ctx, tx, run.ID, o.Level, o.First, o.Last); err != nil {
 			return err
 		}
@@ -116,6 +136,11 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 		if err := logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "fold:" + o.Trigger, Block: b.ID, Detail: detail}); err != nil {
 			return err
 		}
+		if o.After != nil {
+			if err := o.After(tx); err != nil {
+				return err
+			}
+		}
 		for _, n := range req.Unpinned {
 			detail := fmt.Sprintf("iteration %d (%s) folds with the rest: the block keeps %d protected iterations at most", n.Number, n.Protect, f.Config.PinnedCap)
 			if err := logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "unpin", Block: b.ID, Detail: detail}); err != nil {
@@ -128,6 +153,19 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 		return nil, err
 	}
 	return b, nil
+}
+
+// sameBlocks reports whether two lists name the same blocks in order.
+func sameBlocks(a, b []*Block) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // visibleIn returns the visible blocks that overlap first..last.
@@ -184,6 +222,15 @@ func (f *Folder) request(ctx context.Context, run journal.Run, o FoldOptions, in
 	if o.Level == L2 {
 		if req.Iterations, err = f.Journal.Iterations(ctx, run.ID, o.First, o.Last, journal.ReadOptions{}); err != nil {
 			return nil, err
+		}
+	}
+	marks, err := bookmarksTx(ctx, f.Store.db.Read, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		if _, ok := marks[n.Number]; ok {
+			n.Protect = ProtectBookmark // first among the protected
 		}
 	}
 	req.Pinned, req.Unpinned = pinned(notes, f.Config.PinnedCap)
@@ -251,12 +298,12 @@ func importance(c Config, last, access, errors, changes, now int) float64 {
 	return math.Round(v*100) / 100
 }
 
-// pinned picks the protected iterations a block keeps in detail: errors
-// first, then big state changes, then first successes of a tool; newer
+// pinned picks the protected iterations a block keeps in detail: bookmarked
+// ones first, then errors, then big state changes, then first successes of a tool; newer
 // before older within a kind. Past the cap, the rest fold like the others;
 // they are returned second, so the fold can log them.
 func pinned(notes []*Note, cap int) (kept, dropped []*Note) {
-	rank := map[string]int{ProtectError: 0, ProtectStateChange: 1, ProtectFirstOK: 2}
+	rank := map[string]int{ProtectBookmark: 0, ProtectError: 1, ProtectStateChange: 2, ProtectFirstOK: 3}
 	var out []*Note
 	for _, n := range notes {
 		if n.Protect != "" {

@@ -2,7 +2,9 @@ package fold
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,7 +86,9 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 			if it.Number == st.Noted && it.LastSeq == st.NotedSeq {
 				continue // read again in case it grew; it did not
 			}
-			if err := s.note(ctx, &st, it, it.LastSeq); err != nil {
+			if err := s.note(ctx, &st, it, it.LastSeq); errors.Is(err, errAhead) {
+				return s.finish(ctx, run, res)
+			} else if err != nil {
 				return res, err
 			}
 			res.Noted++
@@ -109,6 +113,14 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 		}
 		res.Folds = append(res.Folds, folds...)
 	}
+	return s.finish(ctx, run, res)
+}
+
+// errAhead is note's signal that another process has noted further.
+var errAhead = errors.New("another scheduler is ahead")
+
+// finish refreshes importance and measures the window at the end of a step.
+func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult) (StepResult, error) {
 	if res.Noted > 0 {
 		if err := s.refreshImportance(ctx, run); err != nil {
 			return res, err
@@ -162,35 +174,50 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 }
 
 // note makes and stores the note of one iteration, with the state that
-// goes with it, in one transaction.
+// goes with it, in one transaction. The state is read again inside the
+// transaction (which holds the write lock), so that another process's step
+// or milestone declaration is neither overwritten nor noted twice.
 func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, lastSeq int64) error {
-	toolsOK := map[string]bool{}
-	var tools []string
-	_ = json.Unmarshal([]byte(st.ToolsOK), &tools)
-	for _, t := range tools {
-		toolsOK[t] = true
-	}
-	renote := it.Number <= st.Noted
-	n := makeNote(s.Tokenizer, it, toolsOK, s.Config.MaxOutputTokens)
 	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+		fresh, err := loadState(ctx, tx, it.Run)
+		if err != nil {
+			return err
+		}
+		toolsOK := map[string]bool{}
+		var tools []string
+		_ = json.Unmarshal([]byte(fresh.ToolsOK), &tools)
+		for _, t := range tools {
+			toolsOK[t] = true
+		}
+		if it.Number < fresh.Noted || it.Number == fresh.Noted && it.LastSeq <= fresh.NotedSeq {
+			// Another process noted this iteration (and decided after it)
+			// since this step read the state: it is ahead, so leave the
+			// rest of the run to it.
+			*st = fresh
+			return errAhead
+		}
+		renote := it.Number == fresh.Noted
+		n := makeNote(s.Tokenizer, it, toolsOK, s.Config.MaxOutputTokens)
 		if renote {
 			// Keep the block that covers it, and count its terms only once.
 			var prev struct {
 				Block   *string `db:"block"`
 				Protect string  `db:"protect"`
 			}
-			if err := tx.GetContext(ctx, &prev, `SELECT block, protect FROM iteration_notes WHERE run_id = ? AND number = ?`, it.Run, it.Number); err == nil {
+			err := tx.GetContext(ctx, &prev, `SELECT block, protect FROM iteration_notes WHERE run_id = ? AND number = ?`, it.Run, it.Number)
+			switch {
+			case err == nil:
 				if prev.Block != nil {
 					n.Block, n.L0, n.L0Msgs = *prev.Block, "", nil
 				}
-				// Fix: toolsOK already holds the tools this iteration first
-				// got right when it was noted before, so makeNote cannot see
-				// those first successes again; keep the protection they
-				// earned (live stepping re-notes the newest iteration on
-				// every step, and used to lose it).
-				if n.Protect == "" && prev.Protect == ProtectFirstOK {
-					n.Protect = ProtectFirstOK
+				// toolsOK already holds the tools this iteration first got
+				// right when it was noted before, so makeNote cannot see those
+				// first successes again; keep the protection they earned.
+				if n.Protect == "" && prev.Protect != "" {
+					n.Protect = prev.Protect
 				}
+			case !errors.Is(err, sql.ErrNoRows):
+				return fmt.Errorf("read note of iteration %d: %w", it.Number, sqlitedb.Classify(err))
 			}
 		} else if err := addTerms(ctx, tx, it.Run, n.Terms); err != nil {
 			return err
@@ -207,13 +234,40 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 		}
 		slices.Sort(tools)
 		b, _ := json.Marshal(tools)
-		st.ToolsOK = string(b)
-		st.Noted, st.NotedSeq = max(st.Noted, it.Number), lastSeq
-		if n.Milestone != "" && !renote {
-			st.PendingMilestone = n.Milestone
+		fresh.ToolsOK = string(b)
+		if it.Number >= fresh.Noted {
+			fresh.Noted, fresh.NotedSeq = it.Number, lastSeq
 		}
-		return saveState(ctx, tx, *st)
+		if n.Milestone != "" && !renote {
+			fresh.PendingMilestone = n.Milestone
+		}
+		if err := saveState(ctx, tx, fresh); err != nil {
+			return err
+		}
+		*st = fresh
+		return nil
 	})
+}
+
+// mutateState changes the scheduler state in one transaction: it reads the
+// stored state again, applies change, writes it, and hands it back in st.
+func (s *Scheduler) mutateState(ctx context.Context, st *state, change func(*state)) error {
+	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+		return mutateStateTx(ctx, tx, st, change)
+	})
+}
+
+func mutateStateTx(ctx context.Context, tx *sqlx.Tx, st *state, change func(*state)) error {
+	fresh, err := loadState(ctx, tx, st.Run)
+	if err != nil {
+		return err
+	}
+	change(&fresh)
+	if err := saveState(ctx, tx, fresh); err != nil {
+		return err
+	}
+	*st = fresh
+	return nil
 }
 
 // touchEntities records the last action the iteration took on each target.

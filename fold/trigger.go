@@ -2,6 +2,7 @@ package fold
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,19 +50,26 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	}
 
 	// Milestone: everything since the previous milestone becomes a chapter.
+	// The chapter and the state that closes it commit together.
 	if st.PendingMilestone != "" {
 		title := st.PendingMilestone
 		first := min(st.ChapterStart, now)
-		b, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title})
+		b, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title,
+			After: func(tx *sqlx.Tx) error {
+				return mutateStateTx(ctx, tx, st, func(fresh *state) {
+					fresh.ChapterStart, fresh.MilestoneTitle, fresh.MilestoneIter, fresh.LastInterval = now+1, title, now, now
+					if fresh.PendingMilestone == title {
+						fresh.PendingMilestone = ""
+					}
+				})
+			}})
 		if err != nil {
+			if errors.Is(err, ErrFoldRace) {
+				return out, nil
+			}
 			return out, fmt.Errorf("milestone fold of iterations %d-%d: %w", first, now, err)
 		}
 		record(b, TriggerMilestone)
-		st.ChapterStart, st.MilestoneTitle, st.MilestoneIter, st.PendingMilestone = now+1, title, now, ""
-		st.LastInterval = now
-		if err := s.saveState(ctx, st); err != nil {
-			return out, err
-		}
 	}
 
 	u, err := s.usage(ctx, run)
@@ -71,6 +79,9 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	// apply records the blocks a trigger made and measures the window again
 	// if it changed; most iterations fold nothing and measure it once.
 	apply := func(trigger string, bs []*Block, err error) error {
+		if errors.Is(err, ErrFoldRace) {
+			err = nil // another process folded first; its blocks stand
+		}
 		if err != nil {
 			return err
 		}
@@ -97,8 +108,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 		if err := apply(TriggerInterval, bs, err); err != nil {
 			return out, err
 		}
-		st.LastInterval = now
-		if err := s.saveState(ctx, st); err != nil {
+		if err := s.mutateState(ctx, st, func(fresh *state) { fresh.LastInterval = now }); err != nil {
 			return out, err
 		}
 	}
@@ -151,10 +161,6 @@ func (s *Scheduler) staticTokens(run journal.Run) int {
 		s.staticKey, s.staticN = key, s.Tokenizer.Count(run.SystemPrompt)+s.Tokenizer.Count(run.Task)
 	}
 	return s.staticN
-}
-
-func (s *Scheduler) saveState(ctx context.Context, st *state) error {
-	return s.Store.update(ctx, func(tx *sqlx.Tx) error { return saveState(ctx, tx, *st) })
 }
 
 // foldOldest folds the oldest iterations shown in full, up to iteration
