@@ -8,6 +8,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -61,7 +62,9 @@ func TestConcurrentStepsAndMilestone(t *testing.T) {
 			t.Fatal(err)
 		}
 		run, _ := a.Journal.Run(ctx, "race")
-		checkCovered(t, ctx, a, run)
+		if n, times, err := testrun.Miscovered(ctx, a, run); err != nil || n != 0 {
+			t.Fatalf("round %d: iteration %d is covered %d times (%v)", round, n, times, err)
+		}
 		title, _, err := a.Fold.Milestone(ctx, "race")
 		if err != nil {
 			t.Fatal(err)
@@ -76,34 +79,6 @@ func TestConcurrentStepsAndMilestone(t *testing.T) {
 		}
 		if !found {
 			t.Fatalf("round %d: the declared milestone never became a chapter", round)
-		}
-	}
-}
-
-// checkCovered asserts that visible blocks and full iterations cover every
-// iteration of the run exactly once.
-func checkCovered(t *testing.T, ctx context.Context, eng *engine.Engine, run journal.Run) {
-	t.Helper()
-	covered := make([]int, run.Iterations+1)
-	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bl := range blocks {
-		for n := bl.First; n <= bl.Last; n++ {
-			covered[n]++
-		}
-	}
-	notes, err := eng.Fold.WorkingNotes(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range notes {
-		covered[n.Number]++
-	}
-	for n := 1; n <= run.Iterations; n++ {
-		if covered[n] != 1 {
-			t.Fatalf("iteration %d is covered %d times", n, covered[n])
 		}
 	}
 }

@@ -68,3 +68,34 @@ func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
 	}
 	return eng, gen
 }
+
+// Miscovered checks that every iteration of run is shown by exactly one
+// visible thing: a visible block's range, or itself in full. It returns the
+// first iteration that is not and how many times it is covered, or 0, 0.
+func Miscovered(ctx context.Context, eng *engine.Engine, run journal.Run) (iteration, times int, err error) {
+	covered := make([]int, run.Iterations+1)
+	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, b := range blocks {
+		for n := max(b.First, 1); n <= min(b.Last, run.Iterations); n++ {
+			covered[n]++
+		}
+	}
+	notes, err := eng.Fold.WorkingNotes(ctx, run.ID)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, n := range notes {
+		if n.Number <= run.Iterations {
+			covered[n.Number]++
+		}
+	}
+	for n := 1; n <= run.Iterations; n++ {
+		if covered[n] != 1 {
+			return n, covered[n], nil
+		}
+	}
+	return 0, 0, nil
+}

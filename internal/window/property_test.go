@@ -11,6 +11,7 @@ import (
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -163,27 +164,12 @@ func checkPairs(t *testing.T, iter int, msgs []fold.Message) {
 
 func checkCoverage(t *testing.T, ctx context.Context, eng *engine.Engine, run journal.Run, iter int) {
 	t.Helper()
-	covered := make([]int, run.Iterations+1)
-	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
+	n, times, err := testrun.Miscovered(ctx, eng, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range blocks {
-		for n := b.First; n <= b.Last; n++ {
-			covered[n]++
-		}
-	}
-	notes, err := eng.Fold.WorkingNotes(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range notes {
-		covered[n.Number]++
-	}
-	for n := 1; n <= run.Iterations; n++ {
-		if covered[n] != 1 {
-			t.Fatalf("iteration %d: iteration %d is covered %d times", iter, n, covered[n])
-		}
+	if n != 0 {
+		t.Fatalf("iteration %d: iteration %d is covered %d times", iter, n, times)
 	}
 }
 
