@@ -94,6 +94,9 @@ Examples:
 				unfoldCommand(e),
 				bookmarkCommand(e),
 				milestoneCommand(e),
+				retrieveCommand(e),
+				reindexCommand(e),
+				toolsCommand(e),
 			},
 		}},
 	}
@@ -139,7 +142,10 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
 		}
 		budget = n
 	}
-	eng, err := engine.Open(c.Context, engine.Config{DBPath: path, MustExist: mustExist, Budget: budget, ConfigFile: global(c, e, "config")})
+	eng, err := engine.Open(c.Context, engine.Config{
+		DBPath: path, MustExist: mustExist, Budget: budget, ConfigFile: global(c, e, "config"),
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "Warning: %s\n", msg) },
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

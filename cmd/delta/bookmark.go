@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -16,6 +17,7 @@ long as the bookmark stands, unless the budget cannot hold it; show says when th
 
 Examples:
    delta memory bookmark --iteration 42 --note "the schema we agreed on"
+   delta memory bookmark --iteration 42 "the schema we agreed on"   (a note may follow as text)
    delta memory bookmark --iteration 42 --remove
    delta memory bookmark --list --json`,
 		Flags: []cli.Flag{
@@ -69,7 +71,11 @@ Examples:
 				fmt.Fprintf(e.stdout, "removed the bookmark on iteration %d\n", n)
 				return nil
 			default:
-				if err := eng.Fold.AddBookmark(c.Context, run, n, c.String("note")); err != nil {
+				note := c.String("note")
+				if note == "" {
+					note = strings.Join(c.Args().Slice(), " ")
+				}
+				if err := eng.Fold.AddBookmark(c.Context, run, n, note); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stdout, "bookmarked iteration %d of run %s\n", n, run.ID)

@@ -7,7 +7,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 func importCommand(e env) *cli.Command {
@@ -52,15 +54,18 @@ Examples:
 				p := newProgress(e, "importing "+path)
 				fp := newProgress(e, "folding "+path)
 				eng.Scheduler.OnProgress = fp.count
+				ip := newProgress(e, "indexing "+path)
+				eng.Recall.OnProgress = ip.count
 				res, step, err := eng.Import(c.Context, path, journal.ImportOptions{
 					RunID: global(c, e, "run"), Format: format, Progress: p.update,
 				})
 				p.done()
 				fp.done()
+				ip.done()
 				if err != nil {
 					return fmt.Errorf("import %s: %w", path, err)
 				}
-				results = append(results, importJSON{ImportResult: res, Folds: step.Folds, Usage: step.Usage})
+				results = append(results, importJSON{ImportResult: res, Folds: step.Fold.Folds, Usage: step.Fold.Usage, Recalls: nonNil(step.Recall.Recalls)})
 				if !c.Bool("json") {
 					printImport(e, res, step)
 				}
@@ -76,15 +81,27 @@ Examples:
 // importJSON is one file's entry in `import --json`.
 type importJSON struct {
 	journal.ImportResult
-	Folds []fold.FoldEvent `json:"folds"`
-	Usage float64          `json:"usage"`
+	Folds   []fold.FoldEvent `json:"folds"`
+	Usage   float64          `json:"usage"`
+	Recalls []recall.Recall  `json:"recalls"`
 }
 
-func printImport(e env, r journal.ImportResult, step fold.StepResult) {
+func nonNil[T any](v []T) []T {
+	if v == nil {
+		return []T{}
+	}
+	return v
+}
+
+func printImport(e env, r journal.ImportResult, st engine.Step) {
+	step := st.Fold
 	fmt.Fprintf(e.stdout, "%s → run %s (%s): %d new events, %d already stored; %d iterations (+%d), last seq %d\n",
 		r.File, r.Run, r.Format, r.Added, r.Skipped, r.Iterations, r.NewIterations, r.LastSeq)
 	if len(step.Folds) > 0 {
 		fmt.Fprintf(e.stdout, "  folded: %s; window at %.0f%% of the budget\n", foldCounts(step.Folds), 100*step.Usage)
+	}
+	for _, rc := range st.Recall.Recalls {
+		fmt.Fprintf(e.stdout, "  recalled iterations %d-%d (%s: %s) until iteration %d\n", rc.First, rc.Last, rc.Reason, rc.Query, rc.Expires)
 	}
 	if r.PartialLine {
 		fmt.Fprintf(e.stdout, "  the last line has no newline yet; it will be imported next time\n")

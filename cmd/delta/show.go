@@ -12,6 +12,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -64,7 +65,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			marks, err := bookmarksInWindow(c, eng, run)
+			marks, rcs, err := inWindow(c, eng, run)
 			if err != nil {
 				return err
 			}
@@ -73,10 +74,10 @@ Examples:
 				for i, b := range bs {
 					out[i] = toBlockJSON(b)
 				}
-				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts, "blocks": out, "bookmarks": marks})
+				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts, "blocks": out, "bookmarks": marks, "retrieved": rcs})
 			}
 			printRun(e.stdout, run, counts)
-			printFolds(e.stdout, bs, marks)
+			printFolds(e.stdout, bs, marks, rcs)
 			if run.Iterations == 0 {
 				return nil
 			}
@@ -233,13 +234,6 @@ func toBlockJSON(b *fold.Block) blockJSON {
 	return out
 }
 
-func nonNil(v []string) []string {
-	if v == nil {
-		return []string{}
-	}
-	return v
-}
-
 // bookmarkJSON is a bookmark and whether its text made it into the window.
 type bookmarkJSON struct {
 	fold.Bookmark
@@ -248,29 +242,79 @@ type bookmarkJSON struct {
 
 // bookmarksInWindow lists the run's bookmarks, building the window to see
 // which texts the budget could not hold.
-func bookmarksInWindow(c *cli.Context, eng *engine.Engine, run journal.Run) ([]bookmarkJSON, error) {
+// retrievedJSON is an active recall in show --json, and how the window
+// shows it: "full", "lines", "omitted" (no room left in the Retrieved
+// share), or "working" (its iterations show in full in Working already).
+type retrievedJSON struct {
+	ID         int     `json:"id"`
+	Iterations [2]int  `json:"iterations"`
+	Block      *string `json:"block"`
+	Reason     string  `json:"reason"`
+	Query      string  `json:"query"`
+	Score      float64 `json:"score"`
+	Since      int     `json:"since"`
+	Expires    int     `json:"expires"`
+	Shown      string  `json:"shown"`
+}
+
+// inWindow says which bookmarks' texts and which active recalls made it
+// into the window; it builds the window only when there are some.
+func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run) ([]bookmarkJSON, []retrievedJSON, error) {
 	marks, err := eng.Fold.Bookmarks(c.Context, run.ID)
-	if err != nil || len(marks) == 0 {
-		return []bookmarkJSON{}, err
+	if err != nil {
+		return nil, nil, err
+	}
+	active, err := eng.Recall.Active(c.Context, run.ID, run.Iterations)
+	if err != nil {
+		return nil, nil, err
+	}
+	bms, rcs := make([]bookmarkJSON, len(marks)), make([]retrievedJSON, len(active))
+	if len(marks) == 0 && len(active) == 0 {
+		return bms, rcs, nil
 	}
 	cx, err := eng.Context(c.Context, run, engine.ContextOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]bookmarkJSON, len(marks))
 	for i, m := range marks {
-		out[i] = bookmarkJSON{Bookmark: m, InWindow: true}
+		bms[i] = bookmarkJSON{Bookmark: m, InWindow: true}
 		for _, o := range cx.Omitted {
 			if strings.HasPrefix(o, fmt.Sprintf("bookmark:%d ", m.Iteration)) {
-				out[i].InWindow = false
+				bms[i].InWindow = false
 			}
 		}
 	}
-	return out, nil
+	for i, r := range active {
+		rj := retrievedJSON{ID: r.ID, Iterations: [2]int{r.First, r.Last}, Reason: r.Reason, Query: r.Query, Score: r.Score,
+			Since: r.Since, Expires: r.Expires, Shown: cx.Recalls[fmt.Sprintf("recall:%d", r.ID)]}
+		if r.Block != "" {
+			b := r.Block
+			rj.Block = &b
+		}
+		if rj.Shown == "" {
+			rj.Shown = window.ShownOmitted
+			if full, err := eng.Fold.InFull(c.Context, run.ID, r.First, min(r.Last, run.Iterations)); err == nil && full == min(r.Last, run.Iterations)-r.First+1 {
+				rj.Shown = "working"
+			}
+		}
+		rcs[i] = rj
+	}
+	return bms, rcs, nil
 }
 
-// printFolds lists the visible blocks and bookmarks under the run summary.
-func printFolds(w io.Writer, bs []*fold.Block, marks []bookmarkJSON) {
+// printFolds lists the visible blocks, bookmarks and active recalls under
+// the run summary.
+func printFolds(w io.Writer, bs []*fold.Block, marks []bookmarkJSON, rcs []retrievedJSON) {
+	defer func() {
+		if len(rcs) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\nrecalled (%d active):\n", len(rcs))
+		for _, r := range rcs {
+			fmt.Fprintf(w, "  iterations %d-%d  %-8s %-30s since %d, until %d, shown: %s\n",
+				r.Iterations[0], r.Iterations[1], r.Reason, oneLine(r.Query, 30), r.Since, r.Expires, r.Shown)
+		}
+	}()
 	if len(bs) > 0 {
 		fmt.Fprintf(w, "\nblocks shown (%d):\n", len(bs))
 		for _, b := range bs {

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 // FileConfig is the optional configuration file (YAML or JSON), by default
@@ -36,6 +37,13 @@ type FileConfig struct {
 		Pressed int     `yaml:"pressed" json:"pressed"`
 		BusyAt  float64 `yaml:"busy_at" json:"busy_at"`
 	} `yaml:"interval" json:"interval"`
+	Recall *struct {
+		TTL               int     `yaml:"ttl" json:"ttl"`
+		ImplicitThreshold float64 `yaml:"implicit_threshold" json:"implicit_threshold"`
+		MaxImplicit       int     `yaml:"max_implicit" json:"max_implicit"`
+		MaxError          int     `yaml:"max_error" json:"max_error"`
+		Limit             int     `yaml:"limit" json:"limit"`
+	} `yaml:"recall" json:"recall"`
 	Importance *struct {
 		Recency     float64 `yaml:"recency" json:"recency"`
 		Access      float64 `yaml:"access" json:"access"`
@@ -113,5 +121,28 @@ func (fc FileConfig) Apply(c *fold.Config) {
 		if w.HalfLife > 0 {
 			c.RecencyHalfLife = w.HalfLife
 		}
+	}
+}
+
+// ApplyRecall overlays the file's recall settings.
+func (fc FileConfig) ApplyRecall(c *recall.Config) {
+	r := fc.Recall
+	if r == nil {
+		return
+	}
+	if r.TTL != 0 {
+		c.TTL = r.TTL
+	}
+	if r.ImplicitThreshold != 0 {
+		c.ImplicitThreshold = r.ImplicitThreshold
+	}
+	if r.MaxImplicit != 0 {
+		c.MaxImplicit = r.MaxImplicit
+	}
+	if r.MaxError != 0 {
+		c.MaxError = r.MaxError
+	}
+	if r.Limit != 0 {
+		c.Limit = r.Limit
 	}
 }

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/scoring"
 )
 
@@ -35,6 +37,9 @@ type Config struct {
 	// Tokenizer names the BPE encoding ("" means the configured one, else
 	// o200k_base).
 	Tokenizer string
+	// Warn receives warnings that are not failures (an index rebuilt after
+	// it was lost). Nil drops them.
+	Warn func(string)
 }
 
 // Engine is an open delta-memory database and what works on it.
@@ -46,6 +51,9 @@ type Engine struct {
 	Config    fold.Config
 	Scheduler *fold.Scheduler
 	Folder    *fold.Folder
+	// Recall indexes the runs and recalls from them; its index opens on
+	// first use.
+	Recall *recall.Recaller
 }
 
 // DefaultDBPath is $DELTA_CWD/.delta/memory.db, or ./.delta/memory.db when
@@ -77,6 +85,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := fcfg.Validate(); err != nil {
 		return nil, fmt.Errorf("fold settings: %w", err)
 	}
+	rcfg := recall.DefaultConfig()
+	fc.ApplyRecall(&rcfg)
+	if err := rcfg.Validate(); err != nil {
+		return nil, fmt.Errorf("recall settings: %w", err)
+	}
 	tokName := cfg.Tokenizer
 	if tokName == "" {
 		tokName = fc.Tokenizer
@@ -97,6 +110,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg}
 	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: tok, Summarizer: fold.Extractive{}, Config: fcfg}
 	e.Scheduler = &fold.Scheduler{Folder: e.Folder}
+	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(path), rcfg)
+	e.Recall.Warn = cfg.Warn
 	return e, nil
 }
 
@@ -109,8 +124,16 @@ func loadSettings(dbPath, file string) (FileConfig, error) {
 	return LoadFileConfig(filepath.Join(filepath.Dir(dbPath), "memory.yaml"), false)
 }
 
-// Close closes the database.
-func (e *Engine) Close() error { return e.db.Close() }
+// IndexPath is where the recall index of the database at dbPath lives:
+// beside it, named after it (memory.db → memory.bleve).
+func IndexPath(dbPath string) string {
+	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + ".bleve"
+}
+
+// Close closes the index and the database.
+func (e *Engine) Close() error {
+	return errors.Join(e.Recall.Close(), e.db.Close())
+}
 
 // Path returns the database file's path.
 func (e *Engine) Path() string { return e.db.Path }
@@ -123,18 +146,40 @@ func (e *Engine) ResolveRun(ctx context.Context, id string) (journal.Run, error)
 	return e.Journal.Run(ctx, id)
 }
 
-// Import imports a journal file, then runs the fold scheduler on its run so
-// that the context is ready.
-func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, fold.StepResult, error) {
+// Step says what the pipeline did after an import.
+type Step struct {
+	Fold   fold.StepResult   `json:"fold"`
+	Recall recall.StepResult `json:"recall"`
+}
+
+// Import imports a journal file, then brings its run up to date: the fold
+// scheduler, the recall index and the recall triggers, so that the context
+// is ready.
+func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, Step, error) {
 	res, err := e.Journal.ImportFile(ctx, path, opts)
 	if err != nil {
-		return res, fold.StepResult{}, err
+		return res, Step{}, err
 	}
-	step, err := e.Scheduler.Step(ctx, res.Run)
+	step, err := e.Update(ctx, res.Run)
+	return res, step, err
+}
+
+// Update runs the fold scheduler on a run, then catches the recall index
+// up and runs the recall triggers on its new iterations.
+func (e *Engine) Update(ctx context.Context, runID string) (Step, error) {
+	var st Step
+	var err error
+	if st.Fold, err = e.Scheduler.Step(ctx, runID); err != nil {
+		return st, fmt.Errorf("fold run %s: %w", runID, err)
+	}
+	run, err := e.Journal.Run(ctx, runID)
 	if err != nil {
-		return res, step, fmt.Errorf("fold run %s: %w", res.Run, err)
+		return st, err
 	}
-	return res, step, nil
+	if st.Recall, err = e.Recall.Step(ctx, run); err != nil {
+		return st, fmt.Errorf("recall for run %s: %w", runID, err)
+	}
+	return st, nil
 }
 
 // ContextOptions tune Context.
@@ -143,10 +188,15 @@ type ContextOptions struct {
 	SystemPrompt string
 }
 
-// Context compiles the run's context window under the configured budget.
+// Context compiles the run's context window under the configured budget,
+// with the active recalls in the Retrieved partition.
 func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptions) (*window.Context, error) {
+	recalled, err := e.recalled(ctx, run)
+	if err != nil {
+		return nil, err
+	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
-		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt,
+		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled,
 	})
 }
 

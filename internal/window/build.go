@@ -61,7 +61,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		})
 	}
 
-	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget(), Sections: opts.Retrieved}
+	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget()}
 	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts, &c.Omitted)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	f.fitStatic(&static)
 	f.fitBlocks(&long, &c.Omitted)
 	f.fitBlocks(&short, &c.Omitted)
-	f.fitTail(&retrieved, &c.Omitted)
+	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &c.Omitted)
 	f.fitTail(&dynamic, &c.Omitted)
 	used := 0
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {

@@ -48,6 +48,6 @@ func TestCompressionOnCommittedJournal(t *testing.T) {
 			t.Fatalf("budget %d: window %d tokens against %d of history: less than 5x smaller", budget, window, raw)
 		}
 		t.Logf("budget %6d: history %d tokens, window %d tokens (%.1f%% of the history, %.0fx smaller), %d folds",
-			budget, raw, window, 100*float64(window)/float64(raw), float64(raw)/float64(window), len(step.Folds))
+			budget, raw, window, 100*float64(window)/float64(raw), float64(raw)/float64(window), len(step.Fold.Folds))
 	}
 }

@@ -54,6 +54,8 @@ type Context struct {
 	// Omitted lists what did not fit: bookmarked iterations whose text was
 	// left out, Working iterations shown as one line.
 	Omitted []string `json:"omitted,omitempty"`
+	// Recalls says how each offered recall showed, by its Source.
+	Recalls map[string]string `json:"recalls,omitempty"`
 
 	markdown string
 }
@@ -67,7 +69,27 @@ type Options struct {
 	Tokenizer scoring.Tokenizer
 	// SystemPrompt overrides the run's system prompt when set.
 	SystemPrompt string
-	// Retrieved holds recalled sections, newest last. Until recall exists
-	// the partition stays empty.
-	Retrieved []Section
+	// Recalled are the active recalls, most wanted first (newest, then
+	// highest-scoring). The Retrieved partition shows each in full while
+	// that fits, else as one line per iteration, and names the rest.
+	Recalled []Recalled
 }
+
+// Recalled is a recall offered to the Retrieved partition.
+type Recalled struct {
+	// Name heads the section: what was recalled and why.
+	Name string
+	// Source identifies the recall ("recall:12").
+	Source string
+	// Full is the recalled iterations in full (L0); Lines is one line per
+	// iteration (L1), shown when Full does not fit.
+	Full  string
+	Lines string
+}
+
+// How a recall showed in the window.
+const (
+	ShownFull    = "full"
+	ShownLines   = "lines"
+	ShownOmitted = "omitted"
+)

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/recall"
+)
+
+func retrieveCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:  "retrieve",
+		Usage: "recall folded history by keyword into the Retrieved partition",
+		Description: `Searches the run's iterations and blocks (BM25; exact paths and identifiers rank first),
+prints what it found, and records each hit as a recall: the next "delta memory context"
+shows it in the Retrieved partition for the next iterations (recall ttl, default 8).
+Iterations already shown in full are not recalled again. A block hit brings back the
+iterations it covers, in full while they fit the Retrieved share, else one line each.
+
+Examples:
+   delta memory retrieve --keyword "metrics server port"
+   delta memory retrieve --keyword data/cache_3d5a4.json --keyword RETRY_BUDGET --limit 3
+   delta memory retrieve --json --dry-run --keyword timeout`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "keyword", Aliases: []string{"k"}, Usage: "word, phrase, path or identifier to look for (repeatable)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "most hits to recall (default: recall limit, 5)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "search and print, but record no recall"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			keys := c.StringSlice("keyword")
+			keys = append(keys, c.Args().Slice()...)
+			if strings.TrimSpace(strings.Join(keys, "")) == "" {
+				return usagef("delta memory retrieve --keyword WORD (see --help)", "%v: no --keyword to look for", errNoArgs)
+			}
+			if c.Int("limit") < 0 {
+				return usagef("pass a positive number, e.g. --limit 5", "--limit %d: want a positive number", c.Int("limit"))
+			}
+			eng, run, err := openRun(c, e)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			q := recall.Query{Keywords: keys, Limit: c.Int("limit"), DryRun: c.Bool("dry-run")}
+			hits, err := eng.Retrieve(c.Context, run, q)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(e, map[string]any{"query": q.Text(), "hits": nonNil(hits)})
+			}
+			printRetrieved(e, q, hits)
+			return nil
+		},
+	})
+}
+
+func printRetrieved(e env, q recall.Query, hits []engine.Retrieved) {
+	if len(hits) == 0 {
+		fmt.Fprintf(e.stdout, "nothing folded matches %q (iterations shown in full are not recalled)\n", q.Text())
+		return
+	}
+	for _, h := range hits {
+		what := fmt.Sprintf("iteration %d", h.Iterations[0])
+		if h.Iterations[1] != h.Iterations[0] {
+			what = fmt.Sprintf("iterations %d-%d", h.Iterations[0], h.Iterations[1])
+		}
+		if h.Block != nil {
+			what += " (block " + *h.Block + ")"
+		}
+		fmt.Fprintf(e.stdout, "── %s · score %.2f ──\n%s\n\n", what, h.Score, strings.TrimRight(h.Content, "\n"))
+	}
+	if q.DryRun {
+		fmt.Fprintf(e.stdout, "dry run: no recall recorded\n")
+		return
+	}
+	fmt.Fprintf(e.stdout, "recorded %d recall(s); the context shows them until iteration %d\n", len(hits), hits[0].Expires)
+}
+
+func reindexCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:  "reindex",
+		Usage: "rebuild the recall index from the database",
+		Description: `Deletes the recall index (memory.bleve beside the database) and indexes every run again.
+The database is the truth, so nothing is lost; a missing or unreadable index is also
+rebuilt on its own, with a warning, the next time recall needs it.
+
+Examples:
+   delta memory reindex
+   delta memory reindex --db /tmp/m.db --json`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Action: func(c *cli.Context) error {
+			eng, err := openEngine(c, e, true)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			p := newProgress(e, "indexing")
+			err = eng.Reindex(c.Context, p.count)
+			p.done()
+			if err != nil {
+				return err
+			}
+			runs, err := eng.Journal.Runs(c.Context)
+			if err != nil {
+				return err
+			}
+			iters := 0
+			for _, r := range runs {
+				iters += r.Iterations
+			}
+			if c.Bool("json") {
+				return writeJSON(e, map[string]any{"index": eng.Recall.IndexPath(), "runs": len(runs), "iterations": iters})
+			}
+			fmt.Fprintf(e.stdout, "rebuilt %s: %d runs, %d iterations\n", eng.Recall.IndexPath(), len(runs), iters)
+			return nil
+		},
+	})
+}

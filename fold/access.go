@@ -1,0 +1,99 @@
+package fold
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// BlocksAfter returns up to limit blocks of a run made after position
+// after, oldest first, with the position of each. Blocks are never deleted,
+// so positions only grow: an index can follow the blocks by position.
+func (s *Store) BlocksAfter(ctx context.Context, run string, after int64, limit int) ([]*Block, []int64, error) {
+	var rows []struct {
+		Pos int64 `db:"pos"`
+		blockRow
+	}
+	if err := s.db.Read.SelectContext(ctx, &rows, `SELECT rowid AS pos, `+blockColumns+` FROM blocks
+		WHERE run_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`, run, after, limit); err != nil {
+		return nil, nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+	}
+	blocks := make([]*Block, len(rows))
+	pos := make([]int64, len(rows))
+	for i := range rows {
+		blocks[i], pos[i] = rows[i].toBlock(), rows[i].Pos
+	}
+	return blocks, pos, nil
+}
+
+// Covering returns the visible block covering iteration n and its
+// importance. folded is false when n shows in full (or is not noted yet).
+func (s *Store) Covering(ctx context.Context, run string, n int) (block string, importance float64, folded bool, err error) {
+	var row struct {
+		Block      sql.NullString  `db:"block"`
+		Importance sql.NullFloat64 `db:"importance"`
+	}
+	err = s.db.Read.GetContext(ctx, &row, `SELECT n.block, b.importance FROM iteration_notes n
+		LEFT JOIN blocks b ON b.run_id = n.run_id AND b.id = n.block
+		WHERE n.run_id = ? AND n.number = ?`, run, n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, false, nil
+	}
+	if err != nil {
+		return "", 0, false, fmt.Errorf("read iteration %d: %w", n, sqlitedb.Classify(err))
+	}
+	return row.Block.String, row.Importance.Float64, row.Block.Valid, nil
+}
+
+// InFull counts the iterations of first..last that show in full: those no
+// visible block covers.
+func (s *Store) InFull(ctx context.Context, run string, first, last int) (int, error) {
+	var folded int
+	if err := s.db.Read.GetContext(ctx, &folded, `SELECT count(*) FROM iteration_notes
+		WHERE run_id = ? AND number BETWEEN ? AND ? AND block IS NOT NULL`, run, first, last); err != nil {
+		return 0, fmt.Errorf("read iterations %d-%d: %w", first, last, sqlitedb.Classify(err))
+	}
+	return last - first + 1 - folded, nil
+}
+
+// Touch records an access, at iteration now, to the visible blocks that
+// overlap first..last: their access count rises, last-accessed moves to
+// now, and their importance is recomputed at once, in one transaction.
+func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) error {
+	return f.Store.update(ctx, func(tx *sqlx.Tx) error {
+		var rows []struct {
+			ID      string `db:"id"`
+			Last    int    `db:"last_iter"`
+			Access  int    `db:"access_count"`
+			Errors  int    `db:"error_count"`
+			Changes int    `db:"change_count"`
+		}
+		if err := tx.SelectContext(ctx, &rows, `SELECT id, last_iter, access_count, error_count, change_count FROM blocks
+			WHERE run_id = ? AND visible = 1 AND first_iter <= ? AND last_iter >= ?`, run, last, first); err != nil {
+			return fmt.Errorf("read blocks %d-%d: %w", first, last, sqlitedb.Classify(err))
+		}
+		for _, r := range rows {
+			v := importance(f.Config, r.Last, r.Access+1, r.Errors, r.Changes, now)
+			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET access_count = access_count + 1, last_access_iter = ?, importance = ?
+				WHERE run_id = ? AND id = ?`, now, v, run, r.ID); err != nil {
+				return fmt.Errorf("touch block %s: %w", r.ID, sqlitedb.Classify(err))
+			}
+		}
+		return nil
+	})
+}
+
+// WorkingFrom returns the first iteration after the last one a visible
+// block covers: from there on, iterations show in full.
+func (s *Store) WorkingFrom(ctx context.Context, run string) (int, error) {
+	var last sql.NullInt64
+	if err := s.db.Read.GetContext(ctx, &last, `SELECT max(last_iter) FROM blocks WHERE run_id = ? AND visible = 1`, run); err != nil {
+		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+	}
+	return int(last.Int64) + 1, nil
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/recall"
+)
+
+// foldView shows recall the folds, over the fold store.
+type foldView struct {
+	store  *fold.Store
+	folder *fold.Folder
+}
+
+var _ recall.Folds = foldView{}
+
+func (v foldView) BlocksAfter(ctx context.Context, run string, after int64, limit int) ([]recall.BlockDoc, int64, error) {
+	bs, pos, err := v.store.BlocksAfter(ctx, run, after, limit)
+	if err != nil || len(bs) == 0 {
+		return nil, after, err
+	}
+	docs := make([]recall.BlockDoc, len(bs))
+	for i, b := range bs {
+		docs[i] = recall.BlockDoc{
+			ID: b.ID, Level: b.Level, First: b.First, Last: b.Last, Importance: b.Importance,
+			Title: b.Title, Content: b.Content, Outcome: b.Outcome,
+			Keywords: b.Keywords, Entities: b.Entities, StateChanges: b.StateChanges, Errors: b.Errors,
+		}
+	}
+	return docs, pos[len(pos)-1], nil
+}
+
+func (v foldView) Covering(ctx context.Context, run string, n int) (string, float64, bool, error) {
+	return v.store.Covering(ctx, run, n)
+}
+
+func (v foldView) InFull(ctx context.Context, run string, first, last int) (int, error) {
+	return v.store.InFull(ctx, run, first, last)
+}
+
+func (v foldView) Touch(ctx context.Context, run string, first, last, now int) error {
+	return v.folder.Touch(ctx, run, first, last, now)
+}
+
+func (v foldView) WorkingFrom(ctx context.Context, run string) (int, error) {
+	return v.store.WorkingFrom(ctx, run)
+}

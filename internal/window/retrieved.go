@@ -1,0 +1,76 @@
+package window
+
+import (
+	"fmt"
+	"strings"
+)
+
+// fitRetrieved fills the Retrieved partition from the recalls, most wanted
+// first: each in full while that fits, else as its one-line-per-iteration
+// form, else it is named in a last "not shown" section, so nothing leaves
+// without a trace. It returns how each recall showed.
+func (f *fitter) fitRetrieved(p *Partition, recalls []Recalled, omitted *[]string) map[string]string {
+	if len(recalls) == 0 {
+		return nil
+	}
+	shown := make(map[string]string, len(recalls))
+	var left []Recalled
+	for _, r := range recalls {
+		placed := false
+		for _, form := range []struct{ text, how string }{{r.Full, ShownFull}, {r.Lines, ShownLines}} {
+			if form.text == "" {
+				continue
+			}
+			p.Sections = append(p.Sections, Section{Name: r.Name, Source: r.Source, Content: form.text, Tokens: f.count(form.text)})
+			if f.cost(p) <= p.Budget {
+				shown[r.Source] = form.how
+				placed = true
+				break
+			}
+			p.Sections = p.Sections[:len(p.Sections)-1]
+		}
+		if !placed {
+			left = append(left, r)
+		}
+	}
+	// Name what did not fit; if even that line does not fit, give up the
+	// least wanted shown recall to it, and name that one too.
+	for len(left) > 0 {
+		p.Sections = append(p.Sections, Section{Name: "Also recalled, not shown", Source: "recall:omitted", Content: traceText(left)})
+		last := &p.Sections[len(p.Sections)-1]
+		last.Tokens = f.count(last.Content)
+		if f.cost(p) <= p.Budget {
+			break
+		}
+		if len(p.Sections) == 1 {
+			f.setText(last, clipTokens(f, last.Content, last.Tokens-(f.cost(p)-p.Budget)-4, "…"))
+			if f.cost(p) > p.Budget {
+				p.Sections = nil
+			}
+			break
+		}
+		p.Sections = p.Sections[:len(p.Sections)-1]
+		drop := p.Sections[len(p.Sections)-1]
+		p.Sections = p.Sections[:len(p.Sections)-1]
+		for _, r := range recalls {
+			if r.Source == drop.Source {
+				left = append([]Recalled{r}, left...)
+			}
+		}
+	}
+	for _, r := range left {
+		shown[r.Source] = ShownOmitted
+		*omitted = append(*omitted, r.Source+" not shown (Retrieved share full)")
+	}
+	return shown
+}
+
+// traceText names recalls that did not fit, one per line.
+func traceText(rs []Recalled) string {
+	lines := make([]string, 0, len(rs)+1)
+	for _, r := range rs {
+		lines = append(lines, "- "+r.Name)
+	}
+	lines = append(lines, fmt.Sprintf("(%d left out for space; `delta memory show --json` lists every recall)", len(rs)))
+	return strings.Join(lines, "\n")
+}

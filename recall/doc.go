@@ -1,0 +1,21 @@
+// Package recall brings folded history back into the context window.
+//
+// A bleve index, derived from SQLite and rebuilt from it at will, holds one
+// document per iteration and one per block. Three kinds of recall read it:
+//
+//   - explicit: the agent or user asks by keyword (Retrieve), BM25-ranked;
+//   - implicit: the newest iteration names a specific entity (a path, an
+//     identifier) that folded content holds, and the match is strong enough
+//     once its specificity is weighed with the content's importance;
+//   - error-driven: an action failed, and earlier actions that created,
+//     changed, deleted or mentioned what it failed on come back.
+//
+// A recall is a row in SQLite: a range of iterations, the reason, the query
+// and a lifetime in iterations. It shows in the Retrieved partition until it
+// expires, is refreshed when a later iteration names it again, and then
+// fades from the window while staying in the journal.
+//
+// SQLite is the truth. The index keeps its position per run in SQLite and
+// is caught up on use, so a crash between a commit and the indexing that
+// follows loses nothing. A missing or corrupt index is rebuilt.
+package recall

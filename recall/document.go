@@ -1,0 +1,288 @@
+package recall
+
+import (
+	"encoding/json"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// Bounds on what an iteration's document takes from a tool output. Long
+// outputs are indexed in part, but always with their error line and the
+// entities (file names, paths) of their head and tail.
+const (
+	outputHead = 2048
+	outputTail = 1024
+	// entityScan is how much of an output's head and of its tail is
+	// scanned for entities.
+	entityScan = 8192
+)
+
+// document is one bleve document: an iteration or a block.
+type document struct {
+	id         string
+	run        string
+	kind       string
+	first      int
+	last       int
+	level      int
+	importance float64
+	failed     bool
+	text       string
+	// ids are the entities the content names anywhere, outputs included;
+	// acts, those its thoughts and actions name (arguments, commands,
+	// error lines); changed, those it created, modified, moved or deleted.
+	ids     []string
+	acts    []string
+	changed []string
+}
+
+func (d *document) fields() map[string]any {
+	f := map[string]any{
+		fieldRun: d.run, fieldKind: d.kind, fieldFirst: float64(d.first), fieldLast: float64(d.last),
+		fieldLevel: float64(d.level), fieldImportance: d.importance, fieldText: d.text,
+	}
+	if d.failed {
+		f[fieldFailed] = "1"
+	}
+	if len(d.ids) > 0 {
+		f[fieldIDs] = d.ids
+	}
+	if len(d.acts) > 0 {
+		f[fieldActs] = d.acts
+	}
+	if len(d.changed) > 0 {
+		f[fieldChanged] = d.changed
+	}
+	return f
+}
+
+// docID names a document: "i:<n>@<run>" or "b:<block>@<run>". The run comes
+// last so that neither an iteration number nor a block id needs escaping.
+func docID(kind, key, run string) string {
+	return kind[:1] + ":" + key + "@" + run
+}
+
+// parseDocID splits a document id into kind and key.
+func parseDocID(id string) (kind, key string, ok bool) {
+	k, rest, ok := strings.Cut(id, ":")
+	if !ok {
+		return "", "", false
+	}
+	key, _, ok = strings.Cut(rest, "@")
+	switch k {
+	case "i":
+		return KindIteration, key, ok
+	case "b":
+		return KindBlock, key, ok
+	}
+	return "", "", false
+}
+
+// iterationDoc builds an iteration's document from the journal.
+func iterationDoc(it *journal.Iteration) document {
+	d := document{id: docID(KindIteration, strconv.Itoa(it.Number), it.Run), run: it.Run, kind: KindIteration, first: it.Number, last: it.Number}
+	var text, named, acts strings.Builder
+	for _, u := range it.User {
+		text.WriteString(u)
+		text.WriteByte('\n')
+	}
+	text.WriteString(it.Thought)
+	text.WriteByte('\n')
+	acts.WriteString(text.String())
+	var changed []string
+	for i := range it.Calls {
+		c := &it.Calls[i]
+		args := argValues(c.Args)
+		line := c.Name + " " + args + " " + c.Command + "\n"
+		text.WriteString(line)
+		acts.WriteString(line)
+		if c.Result == nil {
+			continue
+		}
+		out := c.Result.Output
+		text.WriteString(excerpt(out, outputHead, outputTail))
+		text.WriteByte('\n')
+		named.WriteString(excerpt(out, entityScan, entityScan))
+		named.WriteByte('\n')
+		tail := excerpt(out, 0, 4096)
+		if c.Result.Failed() || scoring.FailureText(tail) {
+			d.failed = true
+			if line := scoring.ErrorLine(tail, 300); line != "" {
+				text.WriteString(line)
+				text.WriteByte('\n')
+				acts.WriteString(line)
+				acts.WriteByte('\n')
+			}
+			continue
+		}
+		for _, ch := range scoring.StateChanges(c.Name, c.Args, c.Command) {
+			changed = appendEntity(changed, ch.Path)
+			changed = appendEntity(changed, ch.To)
+		}
+	}
+	d.acts = entityIDs(acts.String())
+	d.ids = d.acts
+	for _, e := range entityIDs(named.String()) {
+		d.ids = appendEntity(d.ids, e)
+	}
+	d.changed = changed
+	d.text = text.String() + partsText(d.ids)
+	return d
+}
+
+// BlockDoc is what the index needs of a block.
+type BlockDoc struct {
+	ID           string
+	Level        int
+	First, Last  int
+	Importance   float64
+	Title        string
+	Content      string
+	Outcome      string
+	Keywords     []string
+	Entities     []string
+	StateChanges []string
+	Errors       []string
+}
+
+// blockDoc builds a block's document.
+func blockDoc(run string, b *BlockDoc) document {
+	d := document{id: docID(KindBlock, b.ID, run), run: run, kind: KindBlock, first: b.First, last: b.Last, level: b.Level,
+		importance: b.Importance, failed: len(b.Errors) > 0}
+	var text strings.Builder
+	for _, s := range []string{b.Title, b.Content, b.Outcome, strings.Join(b.Keywords, " "), strings.Join(b.StateChanges, "\n"), strings.Join(b.Errors, "\n")} {
+		text.WriteString(s)
+		text.WriteByte('\n')
+	}
+	for _, e := range b.Entities {
+		d.ids = appendEntity(d.ids, e)
+	}
+	d.acts = d.ids
+	for _, e := range entityIDs(text.String()) {
+		d.ids = appendEntity(d.ids, e)
+	}
+	for _, ch := range b.StateChanges {
+		_, target, _ := strings.Cut(ch, " ")
+		from, to, moved := strings.Cut(target, " → ")
+		d.changed = appendEntity(d.changed, from)
+		if moved {
+			d.changed = appendEntity(d.changed, to)
+		}
+	}
+	d.text = text.String() + partsText(d.ids)
+	return d
+}
+
+// entityIDs returns the entities of text as index terms: lower-cased, with
+// the base name of each path as well, so that "worker_bfe.py" finds
+// "src/storage/worker_bfe.py".
+func entityIDs(text string) []string {
+	var out []string
+	for _, e := range scoring.Entities(text) {
+		out = appendEntity(out, e.Value)
+	}
+	return out
+}
+
+// entityTerm is the index term of an entity value.
+func entityTerm(v string) string {
+	return strings.ToLower(strings.TrimSpace(v))
+}
+
+// appendEntity adds an entity and, for a path, its base name, skipping
+// empties and repeats.
+func appendEntity(dst []string, v string) []string {
+	v = entityTerm(v)
+	if v == "" {
+		return dst
+	}
+	if !slices.Contains(dst, v) {
+		dst = append(dst, v)
+	}
+	if strings.Contains(v, "/") && !strings.Contains(v, "://") {
+		if base := path.Base(strings.TrimRight(v, "/")); base != "" && base != "." && base != "/" && !slices.Contains(dst, base) {
+			dst = append(dst, base)
+		}
+	}
+	return dst
+}
+
+// partsText spells entities as words ("data cache 3d5a4 json"), so that a
+// keyword search for a part of an identifier finds it.
+func partsText(ids []string) string {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(strings.Map(func(r rune) rune {
+			switch r {
+			case '/', '_', '.', '-', ':', '\\':
+				return ' '
+			}
+			return r
+		}, id))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// argValues flattens the scalar values of a JSON arguments object into
+// text; file contents being written are left out, their path is kept.
+func argValues(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var obj map[string]any
+	if json.Unmarshal(raw, &obj) != nil {
+		return string(raw)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		if k == "content" || k == "contents" || k == "new_content" {
+			continue
+		}
+		switch v := obj[k].(type) {
+		case string:
+			b.WriteString(v)
+		case float64, bool:
+			b.WriteString(k + "=" + strings.Trim(mustJSON(v), `"`))
+		default:
+			b.WriteString(mustJSON(v))
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func mustJSON(v any) string {
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// excerpt returns the first head and last tail bytes of s, cut at line
+// boundaries, or s itself when it is short.
+func excerpt(s string, head, tail int) string {
+	if len(s) <= head+tail {
+		return s
+	}
+	h := s[:head]
+	if i := strings.LastIndexByte(h, '\n'); i > head/2 {
+		h = h[:i]
+	}
+	t := s[len(s)-tail:]
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i < tail/2 {
+		t = t[i+1:]
+	}
+	if head == 0 {
+		return strings.ToValidUTF8(t, "")
+	}
+	return strings.ToValidUTF8(h, "") + "\n…\n" + strings.ToValidUTF8(t, "")
+}

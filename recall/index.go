@@ -1,0 +1,126 @@
+package recall
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// ErrIndexLocked is returned when another process held the index for
+// longer than the lock timeout.
+var ErrIndexLocked = errors.New("the recall index is locked by another process")
+
+// lockTimeout bounds the wait for another process's hold on the index,
+// like SQLite's busy timeout; without it bolt waits forever.
+const lockTimeout = 10 * time.Second
+
+// generationKey names the index's generation in bleve's internal store.
+// The same value is kept in SQLite: when they differ, the index is not the
+// one SQLite's positions describe, and it is refilled.
+var generationKey = []byte("delta-memory/generation")
+
+// index is the bleve index beside the database (memory.bleve/).
+type index struct {
+	path       string
+	bi         bleve.Index
+	generation string
+}
+
+// openIndex opens the index at path, creating it when it is missing. An
+// index that cannot be opened (corrupt, half-written, from an incompatible
+// version) is moved aside and created anew; note says so, for a warning.
+func openIndex(path string) (ix *index, note string, err error) {
+	if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
+		ix, err = createIndex(path)
+		return ix, "", err
+	}
+	bi, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": lockTimeout.String()})
+	if err == nil {
+		gen, gerr := bi.GetInternal(generationKey)
+		if gerr == nil && len(gen) > 0 {
+			return &index{path: path, bi: bi, generation: string(gen)}, "", nil
+		}
+		bi.Close()
+		if gerr == nil {
+			gerr = errors.New("no generation recorded")
+		}
+		err = gerr
+	}
+	if isLockTimeout(err) {
+		return nil, "", fmt.Errorf("%w (%s): wait for it to finish, or stop the other delta memory process", ErrIndexLocked, path)
+	}
+	reason := err.Error()
+	if rmErr := os.RemoveAll(path); rmErr != nil {
+		return nil, "", fmt.Errorf("recall index %s is unreadable (%s) and could not be removed: %w", path, reason, rmErr)
+	}
+	ix, err = createIndex(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return ix, fmt.Sprintf("recall index %s was unreadable (%s); rebuilt it from the database", path, reason), nil
+}
+
+func isLockTimeout(err error) bool {
+	return err != nil && (errors.Is(err, bolterrors.ErrTimeout) || strings.HasSuffix(err.Error(), ": timeout") || err.Error() == "timeout")
+}
+
+// createIndex makes an empty index with a new generation.
+func createIndex(path string) (*index, error) {
+	m, err := newMapping()
+	if err != nil {
+		return nil, fmt.Errorf("recall index mapping: %w", err)
+	}
+	bi, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, map[string]any{"bolt_timeout": lockTimeout.String()})
+	if err != nil {
+		return nil, fmt.Errorf("create recall index %s: %w", path, err)
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		bi.Close()
+		return nil, err
+	}
+	gen := hex.EncodeToString(b[:])
+	if err := bi.SetInternal(generationKey, []byte(gen)); err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("create recall index %s: %w", path, err)
+	}
+	return &index{path: path, bi: bi, generation: gen}, nil
+}
+
+// put indexes documents in one batch. bleve persists the batch before it
+// returns (scorch's safe batches), so a position saved after put is never
+// ahead of what the index holds.
+func (ix *index) put(ctx context.Context, docs []document) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := ix.bi.NewBatch()
+	for i := range docs {
+		if err := b.Index(docs[i].id, docs[i].fields()); err != nil {
+			return fmt.Errorf("index %s: %w", docs[i].id, err)
+		}
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("write recall index: %w", err)
+	}
+	return nil
+}
+
+func (ix *index) close() error {
+	if ix == nil || ix.bi == nil {
+		return nil
+	}
+	return ix.bi.Close()
+}

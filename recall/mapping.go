@@ -1,0 +1,104 @@
+package recall
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Document fields.
+const (
+	fieldRun        = "run"
+	fieldKind       = "kind"
+	fieldFirst      = "first"
+	fieldLast       = "last"
+	fieldLevel      = "level"
+	fieldImportance = "importance"
+	// fieldText is prose and code, analysed as English words: stop words
+	// dropped, stems kept, so "retried" finds "retry".
+	fieldText = "text"
+	// fieldIDs holds entities whole and lower-cased (data/cache_3d5a4.json,
+	// retry_budget, v8.20-1c1), for exact matches that word analysis
+	// would split apart.
+	fieldIDs = "ids"
+	// fieldActs holds the entities named by thoughts and actions, not by
+	// tool outputs.
+	fieldActs = "acts"
+	// fieldChanged holds the entities the content created, modified,
+	// moved or deleted.
+	fieldChanged = "changed"
+	// fieldFailed is "1" for content holding a failed action.
+	fieldFailed = "failed"
+)
+
+// Document kinds.
+const (
+	KindIteration = "iteration"
+	KindBlock     = "block"
+)
+
+// analyzerID keeps a whole field value as one lower-cased token.
+const analyzerID = "delta_id"
+
+// newMapping is the index's mapping: BM25 scoring, a static document
+// mapping (nothing indexed by accident), and nothing stored but what a hit
+// needs to be located: the text comes back from SQLite, not from the index.
+func newMapping() (mapping.IndexMapping, error) {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = bindex.BM25Scoring
+	if err := im.AddCustomAnalyzer(analyzerID, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     single.Name,
+		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, err
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	kw := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = store
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	num := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewNumericFieldMapping()
+		f.Store = store
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	text := func(analyzer string) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	doc.AddFieldMappingsAt(fieldRun, kw(false))
+	doc.AddFieldMappingsAt(fieldKind, kw(true))
+	doc.AddFieldMappingsAt(fieldFirst, num(true))
+	doc.AddFieldMappingsAt(fieldLast, num(true))
+	doc.AddFieldMappingsAt(fieldLevel, num(true))
+	doc.AddFieldMappingsAt(fieldImportance, num(true))
+	doc.AddFieldMappingsAt(fieldFailed, kw(true))
+	doc.AddFieldMappingsAt(fieldText, text(en.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
+	doc.AddFieldMappingsAt(fieldActs, text(analyzerID))
+	doc.AddFieldMappingsAt(fieldChanged, text(analyzerID))
+	im.DefaultMapping = doc
+	im.DefaultAnalyzer = en.AnalyzerName
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im, nil
+}

@@ -1,0 +1,266 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// Folds is what recall needs to know of the folds. The engine implements
+// it over the fold store; recall does not import fold.
+type Folds interface {
+	// BlocksAfter returns up to limit blocks of a run made after position
+	// after, oldest first, and the position of the last one returned.
+	BlocksAfter(ctx context.Context, run string, after int64, limit int) ([]BlockDoc, int64, error)
+	// Covering returns the visible block covering iteration n and its
+	// importance; folded is false when n shows in full.
+	Covering(ctx context.Context, run string, n int) (block string, importance float64, folded bool, err error)
+	// InFull counts the iterations of first..last shown in full.
+	InFull(ctx context.Context, run string, first, last int) (int, error)
+	// WorkingFrom returns the first iteration after the last folded one:
+	// from there on, iterations show in full.
+	WorkingFrom(ctx context.Context, run string) (int, error)
+	// Touch counts an access, at iteration now, to the blocks covering
+	// first..last: it raises their access count and sets last-accessed.
+	Touch(ctx context.Context, run string, first, last, now int) error
+}
+
+// Config tunes recall. Zero fields take the defaults.
+type Config struct {
+	// TTL is how many iterations a recall shows after the one that made or
+	// last named it (default 8).
+	TTL int
+	// ImplicitThreshold gates implicit recall: a match's strength (the
+	// entity's specificity weighed with the content's importance, see
+	// Strength) must reach it (default 0.6).
+	ImplicitThreshold float64
+	// MaxImplicit and MaxError bound the recalls one iteration makes
+	// (defaults 1 and 3).
+	MaxImplicit int
+	MaxError    int
+	// Limit is the default number of hits of an explicit recall (5).
+	Limit int
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 3, Limit: 5}
+}
+
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.TTL <= 0 {
+		c.TTL = d.TTL
+	}
+	if c.ImplicitThreshold <= 0 {
+		c.ImplicitThreshold = d.ImplicitThreshold
+	}
+	if c.MaxImplicit <= 0 {
+		c.MaxImplicit = d.MaxImplicit
+	}
+	if c.MaxError <= 0 {
+		c.MaxError = d.MaxError
+	}
+	if c.Limit <= 0 {
+		c.Limit = d.Limit
+	}
+	return c
+}
+
+// Validate reports a setting out of range.
+func (c Config) Validate() error {
+	if c.TTL < 0 || c.TTL > 10000 {
+		return fmt.Errorf("recall ttl %d: want 1 to 10000 iterations", c.TTL)
+	}
+	if c.ImplicitThreshold < 0 || c.ImplicitThreshold > 1 {
+		return fmt.Errorf("recall implicit_threshold %g: want a number in [0, 1]", c.ImplicitThreshold)
+	}
+	return nil
+}
+
+// Recaller indexes a database's runs and recalls from them. It opens the
+// index on first use. It is safe for use by one goroutine at a time.
+type Recaller struct {
+	journal *journal.Store
+	folds   Folds
+	cfg     Config
+	store   store
+	dir     string
+	// Warn receives warnings: an index rebuilt after it was lost. Nil
+	// drops them.
+	Warn func(string)
+	// OnProgress, if set, is called after each batch a catch-up indexes,
+	// with the iterations done and the total to do.
+	OnProgress func(done, total int)
+
+	mu sync.Mutex
+	ix *index
+}
+
+// New returns a Recaller over the database, with its index at dir
+// (memory.bleve beside the database).
+func New(db *sqlitedb.DB, j *journal.Store, folds Folds, dir string, cfg Config) *Recaller {
+	return &Recaller{journal: j, folds: folds, cfg: cfg.withDefaults(), store: store{db: db}, dir: dir}
+}
+
+// Config returns the settings in use.
+func (r *Recaller) Config() Config { return r.cfg }
+
+// IndexPath returns where the index lives.
+func (r *Recaller) IndexPath() string { return r.dir }
+
+// Close closes the index, if it was opened.
+func (r *Recaller) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.ix.close()
+	r.ix = nil
+	return err
+}
+
+// index opens the index if needed, and makes sure the positions stored in
+// SQLite describe it: when the index is new or another one, every run is
+// indexed again from the start.
+func (r *Recaller) index(ctx context.Context) (*index, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ix != nil {
+		return r.ix, nil
+	}
+	ix, note, err := openIndex(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := r.store.generation(ctx)
+	if err != nil {
+		ix.close()
+		return nil, err
+	}
+	if stored != ix.generation {
+		if note == "" && stored != "" {
+			note = fmt.Sprintf("recall index %s is not the one this database last wrote (lost or replaced); refilling it from the database", r.dir)
+		}
+		if err := r.store.adopt(ctx, ix.generation); err != nil {
+			ix.close()
+			return nil, err
+		}
+	}
+	if note != "" && r.Warn != nil {
+		r.Warn(note)
+	}
+	r.ix = ix
+	return ix, nil
+}
+
+// Reindex rebuilds the index from scratch and indexes runs. progress, if
+// set, is called now and then with iterations done and the total.
+func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress func(done, total int)) error {
+	r.mu.Lock()
+	err := r.ix.close()
+	r.ix = nil
+	r.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(r.dir); err != nil {
+		return fmt.Errorf("remove %s: %w", r.dir, err)
+	}
+	total, done := 0, 0
+	for _, run := range runs {
+		total += run.Iterations
+	}
+	for _, run := range runs {
+		base := done
+		if _, err := r.CatchUp(ctx, run, func(n int) {
+			if progress != nil {
+				progress(base+n, total)
+			}
+		}); err != nil {
+			return fmt.Errorf("reindex run %s: %w", run.ID, err)
+		}
+		done += run.Iterations
+	}
+	return nil
+}
+
+// indexBatch is how many documents go into one bleve batch.
+const indexBatch = 512
+
+// CatchUp brings the index up to date with a run: its new iterations (and
+// the newest one again if it grew) and its new blocks. It is cheap when
+// nothing changed: one small read. progress, if set, gets the iterations
+// indexed so far. It returns how many documents it wrote.
+func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(done int)) (int, error) {
+	ix, err := r.index(ctx)
+	if err != nil {
+		return 0, err
+	}
+	st, err := r.store.state(ctx, r.store.db.Read, run.ID)
+	if err != nil {
+		return 0, err
+	}
+	written := 0
+	from := st.IndexedIter + 1
+	if st.IndexedIter > 0 && run.LastSeq > st.IndexedSeq {
+		from = st.IndexedIter
+	}
+	iter, seq := st.IndexedIter, st.IndexedSeq
+	for a := from; a <= run.Iterations; a += indexBatch {
+		z := min(run.Iterations, a+indexBatch-1)
+		its, err := r.journal.Iterations(ctx, run.ID, a, z, journal.ReadOptions{})
+		if err != nil {
+			return written, err
+		}
+		docs := make([]document, len(its))
+		for i, it := range its {
+			docs[i] = iterationDoc(it)
+		}
+		if err := ix.put(ctx, docs); err != nil {
+			return written, err
+		}
+		written += len(docs)
+		iter = z
+		if z == run.Iterations {
+			seq = run.LastSeq
+		}
+		if err := r.store.saveIndexed(ctx, run.ID, iter, seq, st.IndexedBlock); err != nil {
+			return written, err
+		}
+		if progress != nil {
+			progress(z)
+		}
+		if r.OnProgress != nil {
+			r.OnProgress(z-from+1, run.Iterations-from+1)
+		}
+	}
+	if r.folds == nil {
+		return written, nil
+	}
+	block := st.IndexedBlock
+	for {
+		bs, last, err := r.folds.BlocksAfter(ctx, run.ID, block, indexBatch)
+		if err != nil {
+			return written, err
+		}
+		if len(bs) == 0 {
+			break
+		}
+		docs := make([]document, len(bs))
+		for i := range bs {
+			docs[i] = blockDoc(run.ID, &bs[i])
+		}
+		if err := ix.put(ctx, docs); err != nil {
+			return written, err
+		}
+		written += len(docs)
+		block = last
+		if err := r.store.saveIndexed(ctx, run.ID, iter, seq, block); err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}

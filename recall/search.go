@@ -1,0 +1,167 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Hit is one document a search found.
+type Hit struct {
+	Kind  string
+	First int
+	Last  int
+	Level int
+	// Block is the block's id for a block hit.
+	Block  string
+	Score  float64
+	Failed bool
+}
+
+// lookup is one search of a run's documents.
+type lookup struct {
+	run string
+	// words is free text, matched against the analysed text (BM25).
+	words string
+	// ids are entity terms matched whole against the documents' entities,
+	// boosted over words; changed, against the entities they changed.
+	ids     []string
+	acts    []string
+	changed []string
+	// kind, when set, keeps one kind of document.
+	kind string
+	// before, when > 0, keeps documents that end before that iteration;
+	// from, documents that start at or after it.
+	before int
+	from   int
+	limit  int
+}
+
+// idBoost weighs an exact entity match over word matches: the user who
+// types a path means that path, not documents that say "path" often.
+const idBoost = 4
+
+func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
+	var should []query.Query
+	if l.words != "" {
+		mq := bleve.NewMatchQuery(l.words)
+		mq.SetField(fieldText)
+		should = append(should, mq)
+	}
+	for _, id := range l.ids {
+		tq := bleve.NewTermQuery(id)
+		tq.SetField(fieldIDs)
+		tq.SetBoost(idBoost)
+		should = append(should, tq)
+	}
+	for _, f := range []struct {
+		field string
+		terms []string
+	}{{fieldActs, l.acts}, {fieldChanged, l.changed}} {
+		for _, id := range f.terms {
+			tq := bleve.NewTermQuery(id)
+			tq.SetField(f.field)
+			tq.SetBoost(idBoost)
+			should = append(should, tq)
+		}
+	}
+	if len(should) == 0 {
+		return nil, nil
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddShould(should...)
+	bq.SetMinShould(1)
+	run := bleve.NewTermQuery(l.run)
+	run.SetField(fieldRun)
+	filters := []query.Query{run}
+	if l.kind != "" {
+		k := bleve.NewTermQuery(l.kind)
+		k.SetField(fieldKind)
+		filters = append(filters, k)
+	}
+	if l.before > 0 {
+		hi := float64(l.before)
+		excl := false
+		r := bleve.NewNumericRangeInclusiveQuery(nil, &hi, nil, &excl)
+		r.SetField(fieldLast)
+		filters = append(filters, r)
+	}
+	if l.from > 0 {
+		lo := float64(l.from)
+		incl := true
+		r := bleve.NewNumericRangeInclusiveQuery(&lo, nil, &incl, nil)
+		r.SetField(fieldFirst)
+		filters = append(filters, r)
+	}
+	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+
+	limit := max(l.limit, 1)
+	// Ask for more than needed so that ties at the cut are broken by our
+	// own order, not by bleve's segment layout: output must not depend on
+	// when the index merged.
+	req := bleve.NewSearchRequestOptions(bq, limit+16, 0, false)
+	req.Fields = []string{fieldKind, fieldFirst, fieldLast, fieldLevel, fieldFailed}
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search recall index: %w", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		kind, key, ok := parseDocID(h.ID)
+		if !ok {
+			continue
+		}
+		hit := Hit{Kind: kind, Score: h.Score, First: num(h.Fields[fieldFirst]), Last: num(h.Fields[fieldLast]), Level: num(h.Fields[fieldLevel]),
+			Failed: h.Fields[fieldFailed] == "1"}
+		if kind == KindBlock {
+			hit.Block = key
+		} else if n, err := strconv.Atoi(key); err == nil {
+			hit.First, hit.Last = n, n
+		}
+		hits = append(hits, hit)
+	}
+	slices.SortStableFunc(hits, compareHits)
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// compareHits orders hits best first: score (rounded, so float noise does
+// not decide), then newer, then iterations before blocks, then finer.
+func compareHits(a, b Hit) int {
+	sa, sb := roundScore(a.Score), roundScore(b.Score)
+	switch {
+	case sa != sb:
+		if sa > sb {
+			return -1
+		}
+		return 1
+	case a.Last != b.Last:
+		return b.Last - a.Last
+	case a.Kind != b.Kind:
+		if a.Kind == KindIteration {
+			return -1
+		}
+		return 1
+	case a.Level != b.Level:
+		return a.Level - b.Level
+	}
+	return a.First - b.First
+}
+
+func roundScore(s float64) int64 { return int64(s*1e6 + 0.5) }
+
+func num(v any) int {
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case int:
+		return x
+	}
+	return 0
+}

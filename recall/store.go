@@ -1,0 +1,254 @@
+package recall
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// Why a recall was made.
+const (
+	ReasonExplicit = "explicit"
+	ReasonImplicit = "implicit"
+	ReasonError    = "error"
+)
+
+// Recall is a range of iterations brought back into the Retrieved
+// partition, and why.
+type Recall struct {
+	ID    int `json:"id"`
+	First int `json:"first"`
+	Last  int `json:"last"`
+	// Block is the block whose summary matched, "" when an iteration did.
+	Block  string  `json:"block"`
+	Reason string  `json:"reason"`
+	Query  string  `json:"query"`
+	Score  float64 `json:"score"`
+	// Since is the iteration that made the recall; it shows through
+	// Expires, unless a later iteration names it again.
+	Since   int `json:"since"`
+	Expires int `json:"expires"`
+}
+
+// Active reports whether the recall shows at iteration now.
+func (r Recall) Active(now int) bool { return r.Since <= now && now <= r.Expires }
+
+type recallRow struct {
+	ID      int            `db:"id"`
+	First   int            `db:"first_iter"`
+	Last    int            `db:"last_iter"`
+	Block   sql.NullString `db:"block"`
+	Reason  string         `db:"reason"`
+	Query   string         `db:"query"`
+	Score   float64        `db:"score"`
+	Since   int            `db:"since"`
+	Expires int            `db:"expires"`
+}
+
+func (r recallRow) recall() Recall {
+	return Recall{ID: r.ID, First: r.First, Last: r.Last, Block: r.Block.String, Reason: r.Reason, Query: r.Query,
+		Score: r.Score, Since: r.Since, Expires: r.Expires}
+}
+
+// state is a run's recall_state row.
+type state struct {
+	IndexedIter  int   `db:"indexed_iter"`
+	IndexedSeq   int64 `db:"indexed_seq"`
+	IndexedBlock int64 `db:"indexed_block"`
+	CheckedIter  int   `db:"checked_iter"`
+	CheckedSeq   int64 `db:"checked_seq"`
+	NextRecall   int   `db:"next_recall"`
+}
+
+// store keeps recall's tables in SQLite.
+type store struct{ db *sqlitedb.DB }
+
+func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.db.Write.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", sqlitedb.Classify(err))
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", sqlitedb.Classify(err))
+	}
+	return nil
+}
+
+// generation returns the index generation the stored positions describe.
+func (s *store) generation(ctx context.Context) (string, error) {
+	var g string
+	err := s.db.Read.GetContext(ctx, &g, `SELECT value FROM recall_meta WHERE key = 'generation'`)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return g, err
+}
+
+// adopt records a new index generation and forgets every run's index
+// position, so that each run is indexed again from the start.
+func (s *store) adopt(ctx context.Context, gen string) error {
+	return s.update(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES ('generation', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, gen); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE recall_state SET indexed_iter = 0, indexed_seq = 0, indexed_block = 0`)
+		return err
+	})
+}
+
+// state returns a run's positions; a run never seen has zeros.
+func (s *store) state(ctx context.Context, q sqlx.QueryerContext, run string) (state, error) {
+	st := state{NextRecall: 1}
+	err := sqlx.GetContext(ctx, q, &st, `SELECT indexed_iter, indexed_seq, indexed_block, checked_iter, checked_seq, next_recall
+		FROM recall_state WHERE run_id = ?`, run)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, nil
+	}
+	return st, err
+}
+
+func ensureState(ctx context.Context, tx *sqlx.Tx, run string) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO recall_state (run_id) VALUES (?)`, run)
+	return err
+}
+
+// saveIndexed records how far the index got for a run.
+func (s *store) saveIndexed(ctx context.Context, run string, iter int, seq, block int64) error {
+	return s.update(ctx, func(tx *sqlx.Tx) error {
+		if err := ensureState(ctx, tx, run); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE recall_state SET indexed_iter = ?, indexed_seq = ?, indexed_block = ? WHERE run_id = ?`,
+			iter, seq, block, run)
+		return err
+	})
+}
+
+// active returns the recalls showing at iteration now, newest first, then
+// highest-scoring.
+func (s *store) active(ctx context.Context, q sqlx.QueryerContext, run string, now int) ([]Recall, error) {
+	return s.query(ctx, q, `WHERE run_id = ? AND expires >= ? AND since <= ? ORDER BY since DESC, score DESC, id DESC`, run, now, now)
+}
+
+// history returns a run's recalls, newest first, at most limit (0: all).
+func (s *store) history(ctx context.Context, run string, limit int) ([]Recall, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	return s.query(ctx, s.db.Read, `WHERE run_id = ? ORDER BY id DESC LIMIT ?`, run, limit)
+}
+
+func (s *store) query(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) ([]Recall, error) {
+	var rows []recallRow
+	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT id, first_iter, last_iter, block, reason, query, score, since, expires
+		FROM recalls `+where, args...); err != nil {
+		return nil, fmt.Errorf("read recalls: %w", err)
+	}
+	out := make([]Recall, len(rows))
+	for i, r := range rows {
+		out[i] = r.recall()
+	}
+	return out, nil
+}
+
+// change is what one pass of the triggers (or one retrieve) decided.
+type change struct {
+	// add are new recalls (ID, Since and Expires are set on write); one
+	// whose range an active recall already shows refreshes that recall.
+	add []Recall
+	// refresh are active recalls named again.
+	refresh []int
+	// checked, when set, moves the triggers' position.
+	checked    bool
+	checkedIt  int
+	checkedSeq int64
+}
+
+// apply writes a change at iteration now, in one transaction, and returns
+// the recalls it added or refreshed, as stored.
+func (s *store) apply(ctx context.Context, run string, now, ttl int, c change) ([]Recall, error) {
+	var out []Recall
+	err := s.update(ctx, func(tx *sqlx.Tx) error {
+		out = out[:0]
+		if err := ensureState(ctx, tx, run); err != nil {
+			return err
+		}
+		st, err := s.state(ctx, tx, run)
+		if err != nil {
+			return err
+		}
+		if c.checked && (c.checkedIt < st.CheckedIter || c.checkedIt == st.CheckedIter && c.checkedSeq <= st.CheckedSeq) {
+			return nil // another process got here first
+		}
+		active, err := s.active(ctx, tx, run, now)
+		if err != nil {
+			return err
+		}
+		expires := now + ttl
+		touched := map[int]bool{}
+		for _, r := range c.add {
+			if i := coveredBy(active, r); i >= 0 {
+				c.refresh = append(c.refresh, active[i].ID)
+				continue
+			}
+			r.ID, r.Since, r.Expires = st.NextRecall, now, expires
+			st.NextRecall++
+			var block any
+			if r.Block != "" {
+				block = r.Block
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO recalls (run_id, id, first_iter, last_iter, block, reason, query, score, since, expires)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run, r.ID, r.First, r.Last, block, r.Reason, r.Query, r.Score, r.Since, r.Expires); err != nil {
+				return fmt.Errorf("record recall: %w", err)
+			}
+			active = append(active, r)
+			touched[r.ID] = true
+			out = append(out, r)
+		}
+		for _, id := range c.refresh {
+			if touched[id] {
+				continue
+			}
+			touched[id] = true
+			if _, err := tx.ExecContext(ctx, `UPDATE recalls SET expires = max(expires, ?) WHERE run_id = ? AND id = ?`, expires, run, id); err != nil {
+				return fmt.Errorf("refresh recall: %w", err)
+			}
+			for _, a := range active {
+				if a.ID == id {
+					a.Expires = max(a.Expires, expires)
+					out = append(out, a)
+				}
+			}
+		}
+		set := `next_recall = ?`
+		args := []any{st.NextRecall}
+		if c.checked {
+			set += `, checked_iter = ?, checked_seq = ?`
+			args = append(args, c.checkedIt, c.checkedSeq)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE recall_state SET `+set+` WHERE run_id = ?`, append(args, run)...)
+		return err
+	})
+	return out, err
+}
+
+// coveredBy returns the index of an active recall whose range holds r's,
+// or -1.
+func coveredBy(active []Recall, r Recall) int {
+	for i, a := range active {
+		if a.First <= r.First && r.Last <= a.Last {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,319 @@
+package recall
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// Strength is how strongly a named entity calls for folded content, in
+// [0,1]: the entity's specificity (a full path 1.0, a file name 0.8, an
+// identifier 0.7–0.8, a quoted name 0.5, a plain word 0), scaled by what
+// the content is worth. The worth is the covering block's importance,
+// raised to 0.8 when the content changed the entity (a write, a fix, a
+// delete) and to 0.6 when it failed; even worthless content keeps 0.3 of
+// the specificity, since old, never-accessed blocks score low by design.
+func Strength(specificity, importance float64, changed, failed bool) float64 {
+	w := importance
+	if changed {
+		w = max(w, 0.8)
+	}
+	if failed {
+		w = max(w, 0.6)
+	}
+	return specificity * (0.3 + 0.7*min(w, 1))
+}
+
+// named is an entity an iteration names, with its index term.
+type named struct {
+	value string
+	term  string
+	spec  float64
+}
+
+// namedEntities returns the specific entities of text, most specific
+// first, without repeats.
+func namedEntities(text string, max int) []named {
+	var out []named
+	for _, e := range scoring.Entities(text) {
+		spec := scoring.Specificity(e)
+		t := entityTerm(e.Value)
+		if spec <= 0 || t == "" || weak(e) || slices.ContainsFunc(out, func(n named) bool { return n.term == t }) {
+			continue
+		}
+		out = append(out, named{value: e.Value, term: t, spec: spec})
+	}
+	slices.SortStableFunc(out, func(a, b named) int {
+		switch {
+		case a.spec > b.spec:
+			return -1
+		case a.spec < b.spec:
+			return 1
+		}
+		return 0
+	})
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+// StepResult says what the triggers did.
+type StepResult struct {
+	// Checked counts the iterations looked at.
+	Checked int `json:"checked"`
+	// Recalls are the recalls made or refreshed, in order.
+	Recalls []Recall `json:"recalls"`
+}
+
+// Step runs the implicit and error-driven triggers on the run's new
+// iterations. Only the newest TTL iterations of a long import are looked
+// at: a recall made earlier would have expired by now. The index is caught
+// up first.
+func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error) {
+	var res StepResult
+	if run.Iterations == 0 {
+		return res, nil
+	}
+	if _, err := r.CatchUp(ctx, run, nil); err != nil {
+		return res, err
+	}
+	st, err := r.store.state(ctx, r.store.db.Read, run.ID)
+	if err != nil {
+		return res, err
+	}
+	from := st.CheckedIter + 1
+	if st.CheckedIter > 0 && st.CheckedIter <= run.Iterations && run.LastSeq > st.CheckedSeq {
+		from = st.CheckedIter // the newest checked iteration grew
+	}
+	from = max(from, run.Iterations-r.cfg.TTL+1, 1)
+	if from > run.Iterations {
+		return res, nil
+	}
+	its, err := r.journal.Iterations(ctx, run.ID, from, run.Iterations, journal.ReadOptions{})
+	if err != nil {
+		return res, err
+	}
+	for _, it := range its {
+		c, err := r.triggers(ctx, run.ID, it)
+		if err != nil {
+			return res, err
+		}
+		c.checked, c.checkedIt, c.checkedSeq = true, it.Number, run.LastSeq
+		made, err := r.store.apply(ctx, run.ID, it.Number, r.cfg.TTL, c)
+		if err != nil {
+			return res, err
+		}
+		if err := r.touch(ctx, run.ID, made, it.Number); err != nil {
+			return res, err
+		}
+		res.Checked++
+		res.Recalls = append(res.Recalls, made...)
+	}
+	return res, nil
+}
+
+// maxNamed bounds the entities of one iteration that are looked up.
+const maxNamed = 8
+
+// triggers decides the recalls an iteration calls for.
+func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iteration) (change, error) {
+	var c change
+	ix, err := r.index(ctx)
+	if err != nil {
+		return c, err
+	}
+	// What the iteration names: its thought and its actions' arguments.
+	var b strings.Builder
+	b.WriteString(it.Thought)
+	for i := range it.Calls {
+		b.WriteByte('\n')
+		b.WriteString(argValues(it.Calls[i].Args))
+		b.WriteByte('\n')
+		b.WriteString(it.Calls[i].Command)
+	}
+	names := namedEntities(b.String(), maxNamed)
+
+	// A recall named again lives on.
+	active, err := r.store.active(ctx, r.store.db.Read, run, it.Number)
+	if err != nil {
+		return c, err
+	}
+	for _, a := range active {
+		q := strings.ToLower(a.Query)
+		if slices.ContainsFunc(names, func(n named) bool { return n.term == q }) {
+			c.refresh = append(c.refresh, a.ID)
+		}
+	}
+
+	errs, err := r.errorRecalls(ctx, ix, run, it)
+	if err != nil {
+		return c, err
+	}
+	c.add = append(c.add, errs...)
+	imp, err := r.implicitRecalls(ctx, ix, run, it.Number, names, c.add)
+	if err != nil {
+		return c, err
+	}
+	c.add = append(c.add, imp...)
+	return c, nil
+}
+
+// implicitRecalls matches the named entities against folded iterations.
+// An entity that recent iterations shown in full also name is being worked
+// on in plain sight: its older history is not recalled for it.
+func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, now int, names []named, taken []Recall) ([]Recall, error) {
+	var cands []Recall
+	working := -1
+	for _, n := range names {
+		if n.spec < r.cfg.ImplicitThreshold {
+			break // sorted by specificity: no later one can pass either
+		}
+		if working < 0 {
+			w, err := r.folds.WorkingFrom(ctx, run)
+			if err != nil {
+				return nil, err
+			}
+			working = w
+		}
+		if working < now {
+			seen, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, from: working, before: now, limit: 1})
+			if err != nil {
+				return nil, err
+			}
+			if len(seen) > 0 {
+				continue
+			}
+		}
+		best, err := r.bestFolded(ctx, ix, run, now, n, 8)
+		if err != nil {
+			return nil, err
+		}
+		if best.Reason != "" && best.Score >= r.cfg.ImplicitThreshold {
+			cands = append(cands, best)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b Recall) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return b.Last - a.Last
+	})
+	var out []Recall
+	for _, x := range cands {
+		if len(out) == r.cfg.MaxImplicit {
+			break
+		}
+		if contains(out, x.First, x.Last) || contains(taken, x.First, x.Last) {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// bestFolded finds the folded iteration before now that best explains an
+// entity: one that changed it, else one that failed on it, else the most
+// recent mention, and scores it with Strength.
+func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, now int, n named, limit int) (Recall, error) {
+	var best Recall
+	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, limit: limit})
+	if err != nil {
+		return best, err
+	}
+	mentions, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: now, limit: limit})
+	if err != nil {
+		return best, err
+	}
+	seen := map[int]bool{}
+	for i, group := range [][]Hit{changed, mentions} {
+		for _, h := range group {
+			if seen[h.First] {
+				continue
+			}
+			seen[h.First] = true
+			_, imp, folded, err := r.folds.Covering(ctx, run, h.First)
+			if err != nil {
+				return best, err
+			}
+			if !folded {
+				continue
+			}
+			s := Strength(n.spec, imp, i == 0, h.Failed)
+			if s > best.Score || s == best.Score && h.Last > best.Last {
+				best = Recall{First: h.First, Last: h.Last, Reason: ReasonImplicit, Query: n.value, Score: round3(s)}
+			}
+		}
+	}
+	return best, nil
+}
+
+// errorRecalls looks back, for each failed action of the iteration, for
+// the earlier actions that created, changed, moved, deleted or mentioned
+// what it failed on.
+func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *journal.Iteration) ([]Recall, error) {
+	var out []Recall
+	for i := range it.Calls {
+		c := &it.Calls[i]
+		if c.Result == nil {
+			continue
+		}
+		tail := excerpt(c.Result.Output, 0, 4096)
+		if !c.Result.Failed() && !scoring.FailureText(tail) {
+			continue
+		}
+		text := scoring.ErrorLine(tail, 300) + "\n" + argValues(c.Args) + "\n" + c.Command
+		for _, n := range namedEntities(text, 4) {
+			if len(out) >= r.cfg.MaxError {
+				return out, nil
+			}
+			hits, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: it.Number, limit: 4})
+			if err != nil {
+				return nil, err
+			}
+			if len(hits) == 0 {
+				hits, err = ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: it.Number, limit: 4})
+				if err != nil {
+					return nil, err
+				}
+			}
+			for _, h := range hits {
+				if len(out) >= r.cfg.MaxError || contains(out, h.First, h.Last) {
+					continue
+				}
+				full, err := r.folds.InFull(ctx, run, h.First, h.Last)
+				if err != nil {
+					return nil, err
+				}
+				if full > 0 {
+					continue // the agent can see it
+				}
+				out = append(out, Recall{First: h.First, Last: h.Last, Reason: ReasonError, Query: n.value, Score: round3(h.Score)})
+				break // the best action per entity
+			}
+		}
+	}
+	return out, nil
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+// weak reports an entity too generic to call anything back: a directory of
+// one segment (src/, tests/, /tmp) or a device file such as /dev/null.
+func weak(e scoring.Entity) bool {
+	if e.Kind != scoring.EntityPath {
+		return false
+	}
+	v := strings.TrimRight(e.Value, "/")
+	if strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") {
+		return true
+	}
+	return strings.HasSuffix(e.Value, "/") && !strings.Contains(v, "/") || !strings.Contains(strings.Trim(v, "/.~"), "/") && path.Ext(v) == ""
+}
