@@ -39,7 +39,7 @@ type Config struct {
 	// Strength) must reach it (default 0.6).
 	ImplicitThreshold float64
 	// MaxImplicit and MaxError bound the recalls one iteration makes
-	// (defaults 1 and 3).
+	// (defaults 1 and 2).
 	MaxImplicit int
 	MaxError    int
 	// Limit is the default number of hits of an explicit recall (5).
@@ -48,7 +48,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 3, Limit: 5}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, Limit: 5}
 }
 
 func (c Config) withDefaults() Config {

@@ -117,6 +117,11 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 	return res, nil
 }
 
+// minErrorSpecificity keeps error-driven recall to names that point at one
+// thing (paths, files, hosts, URLs, identifiers): an exception class or a
+// quoted word in an error names a kind of failure, not what failed.
+const minErrorSpecificity = 0.7
+
 // maxNamed bounds the entities of one iteration that are looked up.
 const maxNamed = 8
 
@@ -271,6 +276,9 @@ func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *
 		}
 		text := scoring.ErrorLine(tail, 300) + "\n" + argValues(c.Args) + "\n" + c.Command
 		for _, n := range namedEntities(text, 4) {
+			if n.spec < minErrorSpecificity {
+				break // sorted: the rest are vaguer still
+			}
 			if len(out) >= r.cfg.MaxError {
 				return out, nil
 			}
