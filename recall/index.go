@@ -23,6 +23,20 @@ var ErrIndexLocked = errors.New("the recall index is locked by another process")
 // like SQLite's busy timeout; without it bolt waits forever.
 const lockTimeout = 10 * time.Second
 
+// config is the scorch configuration, on create and on open. The index
+// grows by small batches (one per agent step), so the floor of the merge
+// tiers is lowered from 2,000 documents: with the default, every merge of
+// small segments rewrote one ever-growing segment, a cost that rose with
+// the run's length.
+func config() map[string]any {
+	return map[string]any{
+		"bolt_timeout": lockTimeout.String(),
+		"scorchMergePlanOptions": map[string]any{
+			"FloorSegmentSize": 64, "TierGrowth": 10.0, "MaxSegmentsPerTier": 10, "SegmentsPerMergeTask": 10,
+		},
+	}
+}
+
 // generationKey names the index's generation in bleve's internal store.
 // The same value is kept in SQLite: when they differ, the index is not the
 // one SQLite's positions describe, and it is refilled.
@@ -43,7 +57,7 @@ func openIndex(path string) (ix *index, note string, err error) {
 		ix, err = createIndex(path)
 		return ix, "", err
 	}
-	bi, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": lockTimeout.String()})
+	bi, err := bleve.OpenUsing(path, config())
 	if err == nil {
 		gen, gerr := bi.GetInternal(generationKey)
 		if gerr == nil && len(gen) > 0 {
@@ -79,7 +93,7 @@ func createIndex(path string) (*index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recall index mapping: %w", err)
 	}
-	bi, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, map[string]any{"bolt_timeout": lockTimeout.String()})
+	bi, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, config())
 	if err != nil {
 		return nil, fmt.Errorf("create recall index %s: %w", path, err)
 	}

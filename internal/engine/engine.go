@@ -54,6 +54,8 @@ type Engine struct {
 	// Recall indexes the runs and recalls from them; its index opens on
 	// first use.
 	Recall *recall.Recaller
+
+	l0 l0Cache
 }
 
 // DefaultDBPath is $DELTA_CWD/.delta/memory.db, or ./.delta/memory.db when

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/window"
@@ -38,15 +39,21 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recall
 		active = active[:maxOffered]
 	}
 	out := make([]window.Recalled, 0, len(active))
+	// Render in full only while what was rendered could still fit: the
+	// fitter shows the most wanted first, so text past twice the share
+	// would be counted and thrown away.
+	room := 2 * e.Config.RetrievedBudget()
 	for _, r := range active {
-		full, lines, n, err := e.recallText(ctx, run, r.First, r.Last)
+		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0)
 		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
+		if rt.folded == 0 {
 			continue // all of it shows in full already
 		}
-		out = append(out, window.Recalled{Name: recallName(r), Source: fmt.Sprintf("recall:%d", r.ID), Full: full, Lines: lines})
+		room -= max(rt.fullTokens, rt.linesTokens)
+		out = append(out, window.Recalled{Name: recallName(r), Source: fmt.Sprintf("recall:%d", r.ID),
+			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens})
 	}
 	return out, nil
 }
@@ -66,17 +73,26 @@ func recallName(r recall.Recall) string {
 	return fmt.Sprintf("%s (recalled for %q)", what, r.Query)
 }
 
-// recallText renders the folded iterations of first..last: in full, when
-// the range is short enough to be offered so, and as L1 lines. n counts
-// the folded iterations; 0 means the whole range shows in full already.
-func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int) (full, lines string, n int, err error) {
+// recallRender is a recall's text in both forms, with token counts.
+type recallRender struct {
+	full, lines             string
+	fullTokens, linesTokens int
+	// folded counts the folded iterations; 0 means the whole range shows
+	// in full already.
+	folded int
+}
+
+// recallText renders the folded iterations of first..last as L1 lines and,
+// when wantFull and the range is short enough, in full (L0).
+func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull bool) (recallRender, error) {
+	var rr recallRender
 	last = min(last, run.Iterations)
 	if first > last {
-		return "", "", 0, nil
+		return rr, nil
 	}
 	notes, err := e.Fold.Notes(ctx, run.ID, first, min(last, first+maxLines-1))
 	if err != nil {
-		return "", "", 0, err
+		return rr, err
 	}
 	var folded []int
 	var lb strings.Builder
@@ -87,20 +103,22 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 		folded = append(folded, nt.Number)
 		lb.WriteString(nt.L1)
 		lb.WriteByte('\n')
+		rr.linesTokens += nt.L1Tokens + 1
 	}
 	if more := last - (first + maxLines - 1); more > 0 {
 		fmt.Fprintf(&lb, "[… %d more iterations: delta memory show --iteration N]\n", more)
+		rr.linesTokens += 16
 	}
-	if len(folded) == 0 {
-		return "", "", 0, nil
+	if rr.folded = len(folded); rr.folded == 0 {
+		return rr, nil
 	}
-	lines = strings.TrimRight(lb.String(), "\n")
-	if last-first+1 > maxFullRange {
-		return "", lines, len(folded), nil
+	rr.lines = strings.TrimRight(lb.String(), "\n")
+	if !wantFull || last-first+1 > maxFullRange {
+		return rr, nil
 	}
 	its, err := e.Journal.Iterations(ctx, run.ID, folded[0], folded[len(folded)-1], journal.ReadOptions{})
 	if err != nil {
-		return "", "", 0, err
+		return rr, err
 	}
 	maxOut := max(64, min(e.Config.MaxOutputTokens, e.Config.RetrievedBudget()/3))
 	var fb strings.Builder
@@ -108,9 +126,12 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 		if !containsInt(folded, it.Number) {
 			continue
 		}
-		fb.WriteString(fold.RenderL0(e.Tokenizer, it, maxOut).Markdown)
+		l0 := e.renderL0(it, maxOut)
+		fb.WriteString(l0.Markdown)
+		rr.fullTokens += l0.MarkdownTokens
 	}
-	return strings.TrimRight(fb.String(), "\n"), lines, len(folded), nil
+	rr.full = strings.TrimRight(fb.String(), "\n")
+	return rr, nil
 }
 
 func containsInt(v []int, x int) bool {
@@ -151,10 +172,11 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 	budget := e.Config.RetrievedBudget()
 	out := make([]Retrieved, 0, len(hits))
 	for _, h := range hits {
-		full, lines, _, err := e.recallText(ctx, run, h.First, h.Last)
+		rt, err := e.recallText(ctx, run, h.First, h.Last, true)
 		if err != nil {
 			return nil, err
 		}
+		full, lines := rt.full, rt.lines
 		r := Retrieved{Kind: recall.KindIteration, Iterations: [2]int{h.First, h.Last}, Score: h.Score, Reason: h.Reason,
 			ID: h.ID, Since: h.Since, Expires: h.Expires}
 		if h.Block != "" {
@@ -162,11 +184,11 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 			r.Kind, r.Block = recall.KindBlock, &b
 		}
 		r.Content = lines
-		if n := e.Tokenizer.Count(full); full != "" && n <= budget {
+		if full != "" && rt.fullTokens <= budget {
 			r.Content = full
-			budget -= n
+			budget -= rt.fullTokens
 		} else {
-			budget -= e.Tokenizer.Count(lines)
+			budget -= rt.linesTokens
 		}
 		out = append(out, r)
 	}
@@ -180,4 +202,40 @@ func (e *Engine) Reindex(ctx context.Context, progress func(done, total int)) er
 		return err
 	}
 	return e.Recall.Reindex(ctx, runs, progress)
+}
+
+// l0Cache keeps recent L0 renderings of recalled iterations: a recall
+// shows for several iterations, and rendering (which counts tokens of long
+// outputs) costs more than the rest of a context build.
+type l0Cache struct {
+	mu sync.Mutex
+	m  map[l0Key]fold.L0
+}
+
+type l0Key struct {
+	run     string
+	number  int
+	lastSeq int64
+	maxOut  int
+}
+
+// l0CacheSize bounds the cache; it is emptied when full.
+const l0CacheSize = 256
+
+func (e *Engine) renderL0(it *journal.Iteration, maxOut int) fold.L0 {
+	k := l0Key{it.Run, it.Number, it.LastSeq, maxOut}
+	e.l0.mu.Lock()
+	v, ok := e.l0.m[k]
+	e.l0.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = fold.RenderL0(e.Tokenizer, it, maxOut)
+	e.l0.mu.Lock()
+	if e.l0.m == nil || len(e.l0.m) >= l0CacheSize {
+		e.l0.m = make(map[l0Key]fold.L0)
+	}
+	e.l0.m[k] = v
+	e.l0.mu.Unlock()
+	return v
 }

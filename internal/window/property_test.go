@@ -13,11 +13,13 @@ import (
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 // TestInvariantsOverLongRuns replays generated runs iteration by iteration,
 // as an agent would produce them, runs the scheduler after each, renders the
-// window, and checks every invariant after every iteration:
+// window, and checks every invariant after every iteration, with the
+// recall triggers and an explicit recall every 50 iterations active:
 //   - the Markdown and the messages stay within the budget, counted with the
 //     real tokenizer over the whole output;
 //   - no tool_call without its tool message, and no tool message without its
@@ -60,7 +62,7 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 		t.Fatal(err)
 	}
 	var prev string
-	folds := 0
+	folds, recalls := 0, 0
 	for i := 1; ; i++ {
 		events, ok := gen.Next()
 		if !ok {
@@ -69,14 +71,24 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 		if _, err := eng.Journal.Append(ctx, "prop", journal.FormatDelta, events); err != nil {
 			t.Fatal(err)
 		}
-		step, err := eng.Scheduler.Step(ctx, "prop")
+		up, err := eng.Update(ctx, "prop")
 		if err != nil {
 			t.Fatalf("iteration %d: step: %v", i, err)
 		}
+		step := up.Fold
 		folds += len(step.Folds)
+		recalls += len(up.Recall.Recalls)
 		run, err := eng.Journal.Run(ctx, "prop")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i%50 == 0 {
+			// An explicit recall now and then, as an agent's recall_memory.
+			hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{"config timeout"}, Limit: 3})
+			if err != nil {
+				t.Fatalf("iteration %d: retrieve: %v", i, err)
+			}
+			recalls += len(hits)
 		}
 		if i == 10 {
 			if err := eng.Fold.AddBookmark(ctx, run, 7, "the first look at the code"); err != nil {
@@ -120,7 +132,10 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 	if folds == 0 && budget < 128000 {
 		t.Fatalf("no fold in %d iterations at budget %d", iterations, budget)
 	}
-	t.Logf("budget %d: %d folds over %d iterations", budget, folds, iterations)
+	if recalls == 0 && budget < 128000 {
+		t.Fatalf("no recall in %d iterations at budget %d: the invariants were not tested with recalls active", iterations, budget)
+	}
+	t.Logf("budget %d: %d folds, %d recalls over %d iterations", budget, folds, recalls, iterations)
 }
 
 // stablePrefix is the part of a window that must not change between folds:

@@ -17,11 +17,17 @@ func (f *fitter) fitRetrieved(p *Partition, recalls []Recalled, omitted *[]strin
 	var left []Recalled
 	for _, r := range recalls {
 		placed := false
-		for _, form := range []struct{ text, how string }{{r.Full, ShownFull}, {r.Lines, ShownLines}} {
+		for _, form := range []struct {
+			text, how string
+			tokens    int
+		}{{r.Full, ShownFull, r.FullTokens}, {r.Lines, ShownLines, r.LinesTokens}} {
 			if form.text == "" {
 				continue
 			}
-			p.Sections = append(p.Sections, Section{Name: r.Name, Source: r.Source, Content: form.text, Tokens: f.count(form.text)})
+			if form.tokens <= 0 {
+				form.tokens = f.count(form.text)
+			}
+			p.Sections = append(p.Sections, Section{Name: r.Name, Source: r.Source, Content: form.text, Tokens: form.tokens})
 			if f.cost(p) <= p.Budget {
 				shown[r.Source] = form.how
 				placed = true

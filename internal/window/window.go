@@ -85,6 +85,10 @@ type Recalled struct {
 	// iteration (L1), shown when Full does not fit.
 	Full  string
 	Lines string
+	// FullTokens and LinesTokens, when set, are the texts' token counts,
+	// so that the fitter need not count them again.
+	FullTokens  int
+	LinesTokens int
 }
 
 // How a recall showed in the window.
