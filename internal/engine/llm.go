@@ -62,6 +62,14 @@ type LLMSettings struct {
 	InputTokens int
 }
 
+// BaseURLOrDefault is the endpoint the summarizer calls.
+func (s LLMSettings) BaseURLOrDefault() string {
+	if s.BaseURL == "" {
+		return "https://api.openai.com/v1"
+	}
+	return s.BaseURL
+}
+
 // fileLLM is the config file's llm section.
 type fileLLM struct {
 	Summarizer     string `yaml:"summarizer" json:"summarizer"`
