@@ -21,7 +21,9 @@ func TestLLMFailuresFallBack(t *testing.T) {
 			return llmtest.JSON(s, 40, 9)
 		}
 	}
-	fixed := func(r llmtest.Response) llmtest.Handler { return func(int, llmtest.Request) llmtest.Response { return r } }
+	fixed := func(r llmtest.Response) llmtest.Handler {
+		return func(int, llmtest.Request) llmtest.Response { return r }
+	}
 	cases := []struct {
 		name   string
 		h      llmtest.Handler

@@ -216,14 +216,14 @@ type blockJSON struct {
 	LLMTokens llmTokensJSON `json:"llm_tokens"`
 	LLMCalls  int           `json:"llm_calls"`
 	// SelfCheck: "" (none), "complete", "amended" or "failed: <reason>".
-	SelfCheck string `json:"self_check"`
-	Tokens    int    `json:"tokens"`
-	Parent       *string  `json:"parent"`
-	Visible      bool     `json:"visible"`
-	Unfolded     bool     `json:"unfolded"`
-	CreatedIter  int      `json:"created_iter"`
-	StartedAt    string   `json:"started_at,omitempty"`
-	EndedAt      string   `json:"ended_at,omitempty"`
+	SelfCheck   string  `json:"self_check"`
+	Tokens      int     `json:"tokens"`
+	Parent      *string `json:"parent"`
+	Visible     bool    `json:"visible"`
+	Unfolded    bool    `json:"unfolded"`
+	CreatedIter int     `json:"created_iter"`
+	StartedAt   string  `json:"started_at,omitempty"`
+	EndedAt     string  `json:"ended_at,omitempty"`
 }
 
 func toBlockJSON(b *fold.Block) blockJSON {
