@@ -77,6 +77,11 @@ type Block struct {
 
 	Trigger    string `json:"trigger"`
 	Summarizer string `json:"summarizer"`
+	// LLM is what making the block cost in LLM calls and tokens (Failures
+	// and Amended are not stored per block; see SelfCheck).
+	LLM LLMUsage `json:"llm"`
+	// SelfCheck is the outcome of the LLM self-check (Summary.SelfCheck).
+	SelfCheck string `json:"self_check"`
 	// Tokens is the size of the block's rendering (Render), counted with
 	// the engine's tokenizer.
 	Tokens int `json:"tokens"`

@@ -16,5 +16,9 @@
 // computed once, when the iteration completes.
 //
 // Summaries come from a Summarizer. Extractive is the offline, deterministic
-// default; an LLM summarizer plugs in through the same interface.
+// default; LLMSummarizer asks a model behind an OpenAI-compatible endpoint
+// for L2–L4 blocks, and any failure of the model makes that block
+// extractive instead. Summaries are made outside the write transaction, and
+// those of independent ranges concurrently (Folder.Concurrency); each fold is
+// then written in its own transaction, in range order.
 package fold

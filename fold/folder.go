@@ -24,6 +24,10 @@ type Folder struct {
 	Tokenizer  scoring.Tokenizer
 	Summarizer Summarizer
 	Config     Config
+	// Concurrency is how many summaries of independent ranges are made at
+	// once (at most 1 means one at a time). Blocks are still written one
+	// by one, in range order, so the result does not depend on it.
+	Concurrency int
 }
 
 // FoldOptions describe one fold.
@@ -64,6 +68,34 @@ func (e *RangeCutError) Unwrap() error { return ErrBadRange }
 // yet are first folded into L2 blocks when the level is L3 or L4, so that a
 // chapter always indexes summaries.
 func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Block, error) {
+	p, err := f.plan(ctx, run, o)
+	if err != nil {
+		return nil, err
+	}
+	if p.done != nil {
+		return p.done, nil
+	}
+	sum, err := f.summarize(ctx, p.req)
+	if err != nil {
+		return nil, err
+	}
+	return f.commit(ctx, run, p, sum)
+}
+
+// foldPlan is a fold ready to be summarized: its range as widened, the
+// visible blocks it absorbs and the summarizer's request. done is set
+// instead when the range is already folded as asked.
+type foldPlan struct {
+	o      FoldOptions
+	inside []*Block
+	req    *Request
+	done   *Block
+}
+
+// plan checks a fold, widens its range to the blocks it cuts (unless
+// Strict), folds loose iterations first for L3/L4, and gathers what the
+// summarizer needs.
+func (f *Folder) plan(ctx context.Context, run journal.Run, o FoldOptions) (*foldPlan, error) {
 	if o.Level < L1 || o.Level > L4 {
 		return nil, fmt.Errorf("%w: level %d (want 1 to 4)", ErrBadRange, o.Level)
 	}
@@ -85,7 +117,7 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 			if o.Strict {
 				return nil, fmt.Errorf("%w: iterations %d-%d are already folded at level %d (block %s)", ErrBadRange, o.First, o.Last, b.Level, b.ID)
 			}
-			return b, nil
+			return &foldPlan{done: b}, nil
 		}
 	}
 	if o.Level >= L3 {
@@ -97,12 +129,14 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 	if err != nil {
 		return nil, err
 	}
-	sum, err := f.summarize(ctx, req)
-	if err != nil {
-		return nil, err
-	}
+	return &foldPlan{o: o, inside: inside, req: req}, nil
+}
+
+// commit writes a planned fold and its summary in one transaction.
+func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum Summary) (*Block, error) {
+	o, inside, req := p.o, p.inside, p.req
 	b := f.newBlock(run, o, req, sum)
-	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
+	err := f.Store.update(ctx, func(tx *sqlx.Tx) error {
 		// The summary was made outside the write lock; make sure the blocks
 		// it absorbs are still the visible ones, or two processes folding
 		// the same range would leave overlapping blocks.
@@ -132,6 +166,9 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 		if err := cover(ctx, tx, run.ID, o.First, o.Last, b.ID); err != nil {
 			return err
 		}
+		if err := addUsage(ctx, tx, run.ID, sum.Usage); err != nil {
+			return err
+		}
 		detail := fmt.Sprintf("L%d iterations %d-%d: %s", b.Level, b.First, b.Last, b.Title)
 		if err := logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "fold:" + o.Trigger, Block: b.ID, Detail: detail}); err != nil {
 			return err
@@ -149,6 +186,13 @@ func (f *Folder) Fold(ctx context.Context, run journal.Run, o FoldOptions) (*Blo
 		}
 		return nil
 	})
+	if errors.Is(err, ErrFoldRace) && !sum.Usage.IsZero() {
+		// The calls were made and paid for even though the other process's
+		// block stands: count them.
+		if uerr := f.Store.update(ctx, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }); uerr != nil {
+			return nil, errors.Join(err, uerr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -192,20 +236,22 @@ func (f *Folder) wrapLoose(ctx context.Context, run journal.Run, o FoldOptions, 
 	if len(gaps) == 0 {
 		return inside, nil
 	}
+	var chunks []FoldOptions
 	for _, g := range gaps {
 		for a := g[0]; a <= g[1]; a += f.Config.Chunk {
 			z := min(g[1], a+f.Config.Chunk-1)
-			if _, err := f.Fold(ctx, run, FoldOptions{First: a, Last: z, Level: L2, Trigger: o.Trigger}); err != nil {
-				return nil, err
-			}
+			chunks = append(chunks, FoldOptions{First: a, Last: z, Level: L2, Trigger: o.Trigger})
 		}
+	}
+	if _, err := f.foldAll(ctx, run, chunks); err != nil {
+		return nil, err
 	}
 	return f.visibleIn(ctx, run.ID, o.First, o.Last)
 }
 
 // request gathers what the summarizer needs for a fold.
 func (f *Folder) request(ctx context.Context, run journal.Run, o FoldOptions, inside []*Block) (*Request, error) {
-	req := &Request{Run: run.ID, Level: o.Level, First: o.First, Last: o.Last, Title: o.Title, Docs: run.Iterations}
+	req := &Request{Run: run.ID, Level: o.Level, First: o.First, Last: o.Last, Title: o.Title, Task: run.Task, Docs: run.Iterations}
 	req.DF = f.Store.dfLookup(ctx, run.ID)
 	if o.Level >= L3 {
 		req.Children = inside
@@ -238,21 +284,30 @@ func (f *Folder) request(ctx context.Context, run journal.Run, o FoldOptions, in
 }
 
 // summarize asks the configured summarizer, falling back to Extractive so
-// that a fold is never lost to a failing model.
+// that a fold is never lost to a failing model. The fallback names why, and
+// keeps what the failed calls cost.
 func (f *Folder) summarize(ctx context.Context, req *Request) (Summary, error) {
-	if f.Summarizer != nil {
-		s, err := f.Summarizer.Summarize(ctx, req)
-		if err == nil {
-			return s, nil
-		}
-		if ctx.Err() != nil {
-			return Summary{}, ctx.Err()
-		}
-		fb, ferr := Extractive{}.Summarize(ctx, req)
-		fb.Summarizer = fmt.Sprintf("extractive (summarizer failed: %v)", err)
-		return fb, ferr
+	if f.Summarizer == nil {
+		return Extractive{}.Summarize(ctx, req)
 	}
-	return Extractive{}.Summarize(ctx, req)
+	s, err := f.Summarizer.Summarize(ctx, req)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return Summary{}, ctx.Err()
+	}
+	fb, ferr := Extractive{}.Summarize(ctx, req)
+	fb.Summarizer = FallbackName(err)
+	fb.Usage = s.Usage
+	fb.Usage.Failures++
+	return fb, ferr
+}
+
+// FallbackName is the summarizer name a block made by Extractive records
+// when the LLM failed: "extractive (llm failed: <reason>)".
+func FallbackName(err error) string {
+	return fmt.Sprintf("%s (llm failed: %v)", SummarizerExtractive, err)
 }
 
 func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summary) *Block {
@@ -260,7 +315,8 @@ func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summar
 		Run: run.ID, Level: o.Level, Kind: KindOf(o.Level), First: o.First, Last: o.Last,
 		Title: s.Title, Content: s.Content, Outcome: s.Outcome, Keywords: s.Keywords, Entities: s.Entities,
 		StateChanges: s.StateChanges, Errors: s.Errors, Visible: true, Trigger: o.Trigger,
-		Summarizer: s.Summarizer, CreatedIter: run.Iterations, CreatedAt: run.EndedAt,
+		Summarizer: s.Summarizer, CreatedIter: run.Iterations, CreatedAt: run.EndedAt, SelfCheck: s.SelfCheck,
+		LLM: LLMUsage{Calls: s.Usage.Calls, PromptTokens: s.Usage.PromptTokens, CompletionTokens: s.Usage.CompletionTokens},
 	}
 	for _, n := range req.Pinned {
 		b.Pinned = append(b.Pinned, n.Number)

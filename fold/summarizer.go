@@ -15,6 +15,9 @@ type Request struct {
 	Last  int
 	// Title is the name a milestone gave the range, if any.
 	Title string
+	// Task is the run's task, for a summarizer that writes for a reader
+	// who needs the context.
+	Task string
 	// Iterations and Notes cover First..Last, in order (L1/L2).
 	Iterations []*journal.Iteration
 	Notes      []*Note
@@ -42,11 +45,46 @@ type Summary struct {
 	Errors       []string
 	// Summarizer names what made the summary ("extractive", "llm:<model>").
 	Summarizer string
+	// Usage is what the summary cost in LLM calls. A Summarizer that fails
+	// still reports, in the Summary it returns with its error, what its
+	// failed calls cost.
+	Usage LLMUsage
+	// SelfCheck is the outcome of the LLM self-check: "" when none was
+	// asked, SelfCheckComplete, SelfCheckAmended, or "failed: <reason>".
+	SelfCheck string
 }
 
+// Outcomes of the LLM self-check (Summary.SelfCheck, Block.SelfCheck).
+const (
+	SelfCheckComplete = "complete"
+	SelfCheckAmended  = "amended"
+)
+
+// LLMUsage counts LLM calls and the tokens the endpoint reported for them.
+// Failures and Amended count folds, for run totals.
+type LLMUsage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// Failures counts blocks made by Extractive because the model failed.
+	Failures int `json:"failures"`
+	// Amended counts summaries a self-check amended.
+	Amended int `json:"amended"`
+}
+
+// Add returns the sum of two usages.
+func (u LLMUsage) Add(v LLMUsage) LLMUsage {
+	return LLMUsage{Calls: u.Calls + v.Calls, PromptTokens: u.PromptTokens + v.PromptTokens,
+		CompletionTokens: u.CompletionTokens + v.CompletionTokens, Failures: u.Failures + v.Failures, Amended: u.Amended + v.Amended}
+}
+
+// IsZero reports whether nothing was spent or recorded.
+func (u LLMUsage) IsZero() bool { return u == LLMUsage{} }
+
 // Summarizer makes the text of a block. Implementations must be safe for
-// concurrent use. A Summarizer that cannot answer returns an error; the
-// caller then falls back to Extractive, so a fold is never lost.
+// concurrent use: the Folder summarizes independent ranges in parallel. A
+// Summarizer that cannot answer returns an error; the caller then falls back
+// to Extractive, so a fold is never lost.
 type Summarizer interface {
 	Summarize(ctx context.Context, req *Request) (Summary, error)
 }

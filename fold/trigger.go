@@ -182,19 +182,33 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 	var out []*Block
 	saved := 0
 	for i := 0; i < len(rows) && (excess < 0 || saved < excess); {
-		// A chunk is a run of consecutive iterations, at most Chunk long.
-		j, tokens := i, 0
-		for j < len(rows) && j-i < s.Config.Chunk && rows[j].Number == rows[i].Number+(j-i) {
-			tokens += rows[j].Tokens
-			j++
+		// Plan the fewest chunks whose full size covers what is left to
+		// save: a chunk saves at most its own tokens, so folding one at a
+		// time could not stop before the last of them. They are summarized
+		// together, and the next batch, if any, is planned from what they
+		// actually saved.
+		var batch []FoldOptions
+		var sizes []int
+		for planned := 0; i < len(rows) && (excess < 0 || planned < excess-saved); {
+			// A chunk is a run of consecutive iterations, at most Chunk long.
+			j, tokens := i, 0
+			for j < len(rows) && j-i < s.Config.Chunk && rows[j].Number == rows[i].Number+(j-i) {
+				tokens += rows[j].Tokens
+				j++
+			}
+			batch = append(batch, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger})
+			sizes = append(sizes, tokens)
+			planned += tokens
+			i = j
 		}
-		b, err := s.Fold(ctx, run, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger})
+		bs, err := s.foldAll(ctx, run, batch)
+		out = append(out, bs...)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, b)
-		saved += tokens - b.Tokens
-		i = j
+		for k, b := range bs {
+			saved += sizes[k] - b.Tokens
+		}
 	}
 	return out, nil
 }

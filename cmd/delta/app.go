@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -24,12 +25,21 @@ func run(ctx context.Context, args []string, e env) int {
 	return exitCode(ctx, err)
 }
 
-// Global flags and the environment variables that stand in for them.
-var globals = []struct{ name, env, usage string }{
-	{"db", "DELTA_MEMORY_DB", "SQLite memory database (default: $DELTA_CWD/.delta/memory.db, else ./.delta/memory.db)"},
-	{"run", "DELTA_RUN_ID", "run id to work on (default: the run appended to most recently)"},
-	{"budget", "DELTA_MEMORY_BUDGET", "context window budget in tokens (default 32000, or the config file's)"},
-	{"config", "DELTA_MEMORY_CONFIG", "fold settings file, YAML or JSON (default: memory.yaml beside the database, if any)"},
+// Global flags and the environment variables that stand in for them. A
+// boolean flag takes no value (--verify, or --verify=false).
+var globals = []struct {
+	name, env, usage string
+	boolean          bool
+}{
+	{"db", "DELTA_MEMORY_DB", "SQLite memory database (default: $DELTA_CWD/.delta/memory.db, else ./.delta/memory.db)", false},
+	{"run", "DELTA_RUN_ID", "run id to work on (default: the run appended to most recently)", false},
+	{"budget", "DELTA_MEMORY_BUDGET", "context window budget in tokens (default 32000, or the config file's)", false},
+	{"config", "DELTA_MEMORY_CONFIG", "fold settings file, YAML or JSON (default: memory.yaml beside the database, if any)", false},
+	{"summarizer", "DELTA_MEMORY_SUMMARIZER", "auto, extractive or llm; auto uses the LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set (default auto)", false},
+	{"model", "DELTA_MEMORY_MODEL", "model the llm summarizer asks (default " + fold.DefaultLLMModel + ")", false},
+	{"verify", "DELTA_MEMORY_VERIFY", "LLM self-check: a second call asks what each summary misses, and amends it once", true},
+	{"llm-timeout", "DELTA_MEMORY_LLM_TIMEOUT", "timeout of each LLM call, e.g. 30s (default 60s)", false},
+	{"llm-concurrency", "DELTA_MEMORY_LLM_CONCURRENCY", "LLM summaries made at once (default 4)", false},
 }
 
 // globalFlags are attached to every command, so they work where users type
@@ -40,7 +50,12 @@ var globals = []struct{ name, env, usage string }{
 func globalFlags() []cli.Flag {
 	out := make([]cli.Flag, len(globals))
 	for i, g := range globals {
-		out[i] = &cli.StringFlag{Name: g.name, Usage: fmt.Sprintf("%s [$%s]", g.usage, g.env)}
+		usage := fmt.Sprintf("%s [$%s]", g.usage, g.env)
+		if g.boolean {
+			out[i] = &cli.BoolFlag{Name: g.name, Usage: usage}
+			continue
+		}
+		out[i] = &cli.StringFlag{Name: g.name, Usage: usage}
 	}
 	return out
 }
@@ -142,8 +157,12 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
 		}
 		budget = n
 	}
+	lc, err := llmConfig(c, e)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := engine.Open(c.Context, engine.Config{
-		DBPath: path, MustExist: mustExist, Budget: budget, ConfigFile: global(c, e, "config"),
+		DBPath: path, MustExist: mustExist, Budget: budget, ConfigFile: global(c, e, "config"), LLM: lc,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "Warning: %s\n", msg) },
 	})
 	if err != nil {

@@ -100,6 +100,8 @@ func hintFor(err error) string {
 		return "list the runs with: delta memory runs"
 	case errors.Is(err, journal.ErrNoRuns), errors.Is(err, engine.ErrNoDatabase):
 		return "import a journal first: delta memory import .delta/<run_id>/journal.jsonl (or pass --db)"
+	case errors.Is(err, engine.ErrLLMSettings):
+		return "set OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint), or pass --summarizer extractive"
 	case errors.Is(err, sqlitedb.ErrLocked):
 		return "another delta process is writing to this database; retry when it is done"
 	case errors.Is(err, sqlitedb.ErrSchemaTooNew):

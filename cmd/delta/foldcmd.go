@@ -44,6 +44,7 @@ Examples:
 				return err
 			}
 			defer eng.Close()
+			defer warnLLM(e, eng)
 			if _, err := eng.Scheduler.Step(c.Context, run.ID); err != nil {
 				return err
 			}

@@ -28,8 +28,13 @@ Formats (detected from the content unless --format is given):
    openai   chat messages: a JSON array, an object with "messages", or one message per line;
             the run id is the file name without its extension
 
+With an LLM summarizer (--summarizer llm, or auto with OPENAI_API_KEY or OPENAI_BASE_URL set),
+a block the model fails to summarize is made by the extractive summarizer: the import still
+succeeds, and one warning on stderr says why.
+
 Examples:
    delta memory import .delta/run-42/journal.jsonl
+   OPENAI_BASE_URL=http://localhost:11434/v1 delta memory import --summarizer llm --model llama3.2 journal.jsonl
    delta memory import --db /tmp/m.db --format openai --run chat-1 transcript.json
    delta memory import --json a.jsonl b.jsonl`,
 		Flags: []cli.Flag{
@@ -49,6 +54,8 @@ Examples:
 				return err
 			}
 			defer eng.Close()
+			// Warn once, after every file: the blocks were made anyway.
+			defer warnLLM(e, eng)
 			var results []importJSON
 			for _, path := range c.Args().Slice() {
 				p := newProgress(e, "importing "+path)

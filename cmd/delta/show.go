@@ -69,14 +69,19 @@ Examples:
 			if err != nil {
 				return err
 			}
+			usage, err := eng.Fold.LLMTotals(c.Context, run.ID)
+			if err != nil {
+				return err
+			}
 			if c.Bool("json") {
 				out := make([]blockJSON, len(bs))
 				for i, b := range bs {
 					out[i] = toBlockJSON(b)
 				}
-				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts, "blocks": out, "bookmarks": marks, "retrieved": rcs})
+				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts, "blocks": out, "bookmarks": marks, "retrieved": rcs, "llm": toLLMJSON(usage)})
 			}
 			printRun(e.stdout, run, counts)
+			printLLM(e.stdout, usage)
 			printFolds(e.stdout, bs, marks, rcs)
 			if run.Iterations == 0 {
 				return nil
@@ -207,13 +212,19 @@ type blockJSON struct {
 	AccessCount  int      `json:"access_count"`
 	Trigger      string   `json:"trigger"`
 	Summarizer   string   `json:"summarizer"`
-	Tokens       int      `json:"tokens"`
-	Parent       *string  `json:"parent"`
-	Visible      bool     `json:"visible"`
-	Unfolded     bool     `json:"unfolded"`
-	CreatedIter  int      `json:"created_iter"`
-	StartedAt    string   `json:"started_at,omitempty"`
-	EndedAt      string   `json:"ended_at,omitempty"`
+	// LLMTokens is what the endpoint reported for the calls that made the
+	// block (zeros for extractive blocks), LLMCalls how many calls that was.
+	LLMTokens llmTokensJSON `json:"llm_tokens"`
+	LLMCalls  int           `json:"llm_calls"`
+	// SelfCheck: "" (none), "complete", "amended" or "failed: <reason>".
+	SelfCheck   string  `json:"self_check"`
+	Tokens      int     `json:"tokens"`
+	Parent      *string `json:"parent"`
+	Visible     bool    `json:"visible"`
+	Unfolded    bool    `json:"unfolded"`
+	CreatedIter int     `json:"created_iter"`
+	StartedAt   string  `json:"started_at,omitempty"`
+	EndedAt     string  `json:"ended_at,omitempty"`
 }
 
 func toBlockJSON(b *fold.Block) blockJSON {
@@ -222,6 +233,7 @@ func toBlockJSON(b *fold.Block) blockJSON {
 		Outcome: b.Outcome, Keywords: nonNil(b.Keywords), Entities: nonNil(b.Entities), StateChanges: nonNil(b.StateChanges),
 		Errors: nonNil(b.Errors), Pinned: b.Pinned, Importance: math.Round(b.Importance*1000) / 1000, AccessCount: b.AccessCount,
 		Trigger: b.Trigger, Summarizer: b.Summarizer, Tokens: b.Tokens, Visible: b.Visible, Unfolded: b.Unfolded,
+		LLMTokens: llmTokensJSON{Prompt: b.LLM.PromptTokens, Completion: b.LLM.CompletionTokens}, LLMCalls: b.LLM.Calls, SelfCheck: b.SelfCheck,
 		CreatedIter: b.CreatedIter, StartedAt: stamp(b.Start), EndedAt: stamp(b.End),
 	}
 	if out.Pinned == nil {

@@ -51,6 +51,9 @@ type FileConfig struct {
 		StateChange float64 `yaml:"state_change" json:"state_change"`
 		HalfLife    int     `yaml:"half_life" json:"half_life"`
 	} `yaml:"importance" json:"importance"`
+	// LLM holds the summarizer settings (see LLMConfig); the API key is
+	// never read from the file.
+	LLM *fileLLM `yaml:"llm" json:"llm"`
 }
 
 type shares struct {

@@ -40,6 +40,8 @@ type Config struct {
 	// Warn receives warnings that are not failures (an index rebuilt after
 	// it was lost). Nil drops them.
 	Warn func(string)
+	// LLM chooses and configures the summarizer.
+	LLM LLMConfig
 }
 
 // Engine is an open delta-memory database and what works on it.
@@ -56,6 +58,10 @@ type Engine struct {
 	Recall *recall.Recaller
 
 	l0 l0Cache
+	// LLMSettings are the summarizer settings in force; LLM is the LLM
+	// summarizer, nil when the extractive one is used.
+	LLMSettings LLMSettings
+	LLM         *fold.LLMSummarizer
 }
 
 // DefaultDBPath is $DELTA_CWD/.delta/memory.db, or ./.delta/memory.db when
@@ -100,6 +106,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	ls, err := ResolveLLM(cfg.LLM, fc)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.MustExist {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
@@ -109,8 +119,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg}
+	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg, LLMSettings: ls}
 	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: tok, Summarizer: fold.Extractive{}, Config: fcfg}
+	if ls.Summarizer == SummarizerLLM {
+		e.LLM = newLLM(ls, cfg.LLM, tok)
+		e.Folder.Summarizer, e.Folder.Concurrency = e.LLM, ls.Concurrency
+	}
 	e.Scheduler = &fold.Scheduler{Folder: e.Folder}
 	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(path), rcfg)
 	e.Recall.Warn = cfg.Warn

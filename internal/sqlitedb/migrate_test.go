@@ -1,0 +1,45 @@
+package sqlitedb_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/migrations"
+)
+
+// TestMigrationsGoDownAndUp: every migration's Down undoes its Up, so that
+// the whole schema can be stepped back to nothing and rebuilt.
+func TestMigrationsGoDownAndUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "memory.db"), sqlitedb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := p.GetDBVersion(ctx)
+	if err != nil || top < 4 {
+		t.Fatalf("version %d after open (%v)", top, err)
+	}
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	// The LLM columns and totals are back.
+	if _, err := db.Write.ExecContext(ctx, `SELECT llm_calls, llm_prompt_tokens, llm_completion_tokens, self_check FROM blocks LIMIT 0`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.ExecContext(ctx, `SELECT calls, prompt_tokens, completion_tokens, failures, amended FROM llm_usage LIMIT 0`); err != nil {
+		t.Fatal(err)
+	}
+}
