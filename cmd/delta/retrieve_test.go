@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestRetrieveCommand(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	importSynth(t, b, "8000")
+	ctx := context.Background()
+
+	out, errOut, code := b.run(t, ctx, "memory", "retrieve", "--db", b.db, "--budget", "8000", "--json", "--keyword", "pytest", "--keyword", "failed", "--limit", "3")
+	if code != 0 {
+		t.Fatalf("retrieve: exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Query string `json:"query"`
+		Hits  []struct {
+			Kind       string  `json:"kind"`
+			Iterations [2]int  `json:"iterations"`
+			Score      float64 `json:"score"`
+			Block      *string `json:"block"`
+			Reason     string  `json:"reason"`
+			Content    string  `json:"content"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("retrieve --json: %v\n%s", err, out)
+	}
+	if res.Query != "pytest failed" || len(res.Hits) == 0 || len(res.Hits) > 3 {
+		t.Fatalf("query %q, %d hits", res.Query, len(res.Hits))
+	}
+	for _, h := range res.Hits {
+		if h.Reason != "explicit" || h.Content == "" || h.Score <= 0 || (h.Kind == "block") != (h.Block != nil) {
+			t.Fatalf("bad hit %+v", h)
+		}
+	}
+
+	// The next show lists them as active recalls.
+	out, _, code = b.run(t, ctx, "memory", "show", "--db", b.db, "--budget", "8000", "--json")
+	if code != 0 {
+		t.Fatal("show failed")
+	}
+	var show struct {
+		Retrieved []struct {
+			Iterations [2]int `json:"iterations"`
+			Reason     string `json:"reason"`
+			Query      string `json:"query"`
+			Since      int    `json:"since"`
+			Expires    int    `json:"expires"`
+			Shown      string `json:"shown"`
+		} `json:"retrieved"`
+	}
+	if err := json.Unmarshal([]byte(out), &show); err != nil {
+		t.Fatal(err)
+	}
+	explicit := 0
+	for _, r := range show.Retrieved {
+		if r.Reason == "explicit" && r.Query == "pytest failed" && r.Since == 400 && r.Expires == 408 && r.Shown != "" {
+			explicit++
+		}
+	}
+	if explicit != len(res.Hits) {
+		t.Fatalf("show --json lists %d explicit recalls, retrieve made %d: %+v", explicit, len(res.Hits), show.Retrieved)
+	}
+
+	if _, errOut, code := b.run(t, ctx, "memory", "retrieve", "--db", b.db); code != 2 || !strings.Contains(errOut, "--keyword") {
+		t.Fatalf("retrieve without a keyword: exit %d, %q", code, errOut)
+	}
+}
+
+func TestReindexAndToolsCommands(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	importSynth(t, b, "8000")
+	ctx := context.Background()
+	if err := os.RemoveAll(strings.TrimSuffix(b.db, ".db") + ".bleve"); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := b.run(t, ctx, "memory", "reindex", "--db", b.db, "--json")
+	if code != 0 || !strings.Contains(out, `"iterations": 400`) {
+		t.Fatalf("reindex: exit %d, %s %s", code, out, errOut)
+	}
+	out, _, code = b.run(t, ctx, "memory", "tools")
+	var tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name       string         `json:"name"`
+			Parameters map[string]any `json:"parameters"`
+		} `json:"function"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &tools) != nil || len(tools) != 2 ||
+		tools[0].Function.Name != "recall_memory" || tools[1].Function.Name != "bookmark_memory" || tools[0].Type != "function" {
+		t.Fatalf("tools: exit %d\n%s", code, out)
+	}
+}
