@@ -109,8 +109,11 @@ func iterationDoc(it *journal.Iteration) document {
 		text.WriteByte('\n')
 		named.WriteString(excerpt(out, entityScan, entityScan))
 		named.WriteByte('\n')
+		// Failure text is looked for in shell outputs only, as the notes
+		// do: matching the patterns costs more than the rest of the
+		// document, and other tools report failure by status.
 		tail := excerpt(out, 0, 4096)
-		if c.Result.Failed() || scoring.FailureText(tail) {
+		if c.Result.Failed() || scoring.KindOfTool(c.Name) == scoring.ToolShell && scoring.FailureText(tail) {
 			d.failed = true
 			if line := scoring.ErrorLine(tail, 300); line != "" {
 				text.WriteString(line)
