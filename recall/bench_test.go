@@ -25,7 +25,7 @@ var benchQueries = [][]string{
 // recording) on a folded run of n iterations, and reports the p50 and p99
 // latencies besides the mean.
 func BenchmarkRetrieve(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			eng, _ := testrun.Build(b, testrun.Options{Iterations: n, MaxOutputBytes: 2000, Budget: 32000})
