@@ -1,7 +1,6 @@
 package fold
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/delta-memory/delta-memory/journal"
@@ -46,7 +45,7 @@ func makeNote(tok scoring.Tokenizer, it *journal.Iteration, toolsOK map[string]b
 	for i := range it.Calls {
 		c := &it.Calls[i]
 		named.WriteString("\n")
-		named.WriteString(argText(c.Args))
+		named.WriteString(scoring.ArgText(c.Args))
 		if c.Command != "" {
 			named.WriteString("\n")
 			named.WriteString(c.Command)
@@ -127,32 +126,6 @@ func callTarget(c *journal.ToolCall) string {
 		return "`" + clipRunes(oneLine(c.Command), 60) + "`"
 	}
 	return ""
-}
-
-// argText flattens the string values of an arguments object into text.
-func argText(raw []byte) string {
-	a := parseArgs(raw)
-	if a == nil {
-		return string(raw)
-	}
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		if k == "content" {
-			// File contents being written: their bulk is not what the
-			// iteration is about; the path is.
-			continue
-		}
-		if s := a.first(k); s != "" {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // dedupe removes repeated strings, keeping first appearances in order.

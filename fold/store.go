@@ -33,18 +33,7 @@ func NewStore(db *sqlitedb.DB) *Store { return &Store{db: db} }
 
 // update runs fn in one write transaction.
 func (s *Store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := s.db.Write.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", sqlitedb.Classify(err))
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", sqlitedb.Classify(err))
-	}
-	return nil
+	return s.db.Update(ctx, fn)
 }
 
 // blockRow is the blocks table row.

@@ -101,17 +101,12 @@ func (s *Store) update(ctx context.Context, fn func(tx *writeTx) error) error {
 	if err := s.writes.warm(ctx, writeSQL); err != nil {
 		return err
 	}
-	tx, err := s.db.Write.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", sqlitedb.Classify(err))
-	}
-	defer tx.Rollback()
-	wtx := &writeTx{Tx: tx}
-	if err := fn(wtx); err != nil {
+	var wtx *writeTx
+	if err := s.db.Update(ctx, func(tx *sqlx.Tx) error {
+		wtx = &writeTx{Tx: tx}
+		return fn(wtx)
+	}); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", sqlitedb.Classify(err))
 	}
 	for _, f := range wtx.afterCommit {
 		f()

@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"encoding/json"
 	"path"
 	"slices"
 	"strconv"
@@ -97,7 +96,7 @@ func iterationDoc(it *journal.Iteration) document {
 	var changed []string
 	for i := range it.Calls {
 		c := &it.Calls[i]
-		args := argValues(c.Args)
+		args := scoring.ArgText(c.Args)
 		line := c.Name + " " + args + " " + c.Command + "\n"
 		text.WriteString(line)
 		acts.WriteString(line)
@@ -230,44 +229,6 @@ func partsText(ids []string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// argValues flattens the scalar values of a JSON arguments object into
-// text; file contents being written are left out, their path is kept.
-func argValues(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var obj map[string]any
-	if json.Unmarshal(raw, &obj) != nil {
-		return string(raw)
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		if k == "content" || k == "contents" || k == "new_content" {
-			continue
-		}
-		switch v := obj[k].(type) {
-		case string:
-			b.WriteString(v)
-		case float64, bool:
-			b.WriteString(k + "=" + strings.Trim(mustJSON(v), `"`))
-		default:
-			b.WriteString(mustJSON(v))
-		}
-		b.WriteByte(' ')
-	}
-	return b.String()
-}
-
-func mustJSON(v any) string {
-	out, _ := json.Marshal(v)
-	return string(out)
 }
 
 // excerpt returns the first head and last tail bytes of s, cut at line

@@ -100,13 +100,9 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 // ErrEmptyQuery is returned for a recall with no keywords.
 var ErrEmptyQuery = fmt.Errorf("empty recall query")
 
+// contains reports whether a recall in rs holds first..last.
 func contains(rs []Recall, first, last int) bool {
-	for _, r := range rs {
-		if r.First <= first && last <= r.Last {
-			return true
-		}
-	}
-	return false
+	return coveredBy(rs, Recall{First: first, Last: last}) >= 0
 }
 
 // touch counts an access to the blocks covering each recall.

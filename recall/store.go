@@ -69,18 +69,7 @@ type state struct {
 type store struct{ db *sqlitedb.DB }
 
 func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := s.db.Write.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", sqlitedb.Classify(err))
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", sqlitedb.Classify(err))
-	}
-	return nil
+	return s.db.Update(ctx, fn)
 }
 
 // generation returns the index generation the stored positions describe.

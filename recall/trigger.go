@@ -137,7 +137,7 @@ func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iterati
 	b.WriteString(it.Thought)
 	for i := range it.Calls {
 		b.WriteByte('\n')
-		b.WriteString(argValues(it.Calls[i].Args))
+		b.WriteString(scoring.ArgText(it.Calls[i].Args))
 		b.WriteByte('\n')
 		b.WriteString(it.Calls[i].Command)
 	}
@@ -274,7 +274,7 @@ func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *
 		if !c.Result.Failed() && !scoring.FailureText(tail) {
 			continue
 		}
-		text := scoring.ErrorLine(tail, 300) + "\n" + argValues(c.Args) + "\n" + c.Command
+		text := scoring.ErrorLine(tail, 300) + "\n" + scoring.ArgText(c.Args) + "\n" + c.Command
 		for _, n := range namedEntities(text, 4) {
 			if n.spec < minErrorSpecificity {
 				break // sorted: the rest are vaguer still
@@ -323,5 +323,6 @@ func weak(e scoring.Entity) bool {
 	if strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") {
 		return true
 	}
-	return strings.HasSuffix(e.Value, "/") && !strings.Contains(v, "/") || !strings.Contains(strings.Trim(v, "/.~"), "/") && path.Ext(v) == ""
+	oneSegment := !strings.Contains(strings.Trim(v, "/.~"), "/")
+	return oneSegment && (strings.HasSuffix(e.Value, "/") || path.Ext(v) == "")
 }

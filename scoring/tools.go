@@ -369,3 +369,30 @@ func dedupChanges(cs []StateChange) []StateChange {
 	}
 	return out
 }
+
+// ArgText flattens the string values of a tool call's JSON arguments into
+// text, one per line, in key order: what the call names (paths, commands,
+// queries). File contents being written ("content") are left out; their
+// bulk is not what the call is about, the path is. Arguments that are not
+// a JSON object come back as they are.
+func ArgText(raw []byte) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return string(raw)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		var s string
+		if k == "content" || json.Unmarshal(obj[k], &s) != nil || s == "" {
+			continue
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

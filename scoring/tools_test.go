@@ -138,3 +138,19 @@ func TestStateChanges(t *testing.T) {
 		})
 	}
 }
+
+func TestArgText(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{`{"path":"src/a.py","content":"big body","mode":"w","n":3}`, "w\nsrc/a.py\n"},
+		{`{"command":"git rm -q data/x.json"}`, "git rm -q data/x.json\n"},
+		{`null`, "null"},
+		{`["a"]`, `["a"]`},
+		{``, ``},
+	}
+	for _, c := range cases {
+		if got := ArgText([]byte(c.in)); got != c.want {
+			t.Errorf("ArgText(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -123,7 +124,7 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	maxOut := max(64, min(e.Config.MaxOutputTokens, e.Config.RetrievedBudget()/3))
 	var fb strings.Builder
 	for _, it := range its {
-		if !containsInt(folded, it.Number) {
+		if !slices.Contains(folded, it.Number) {
 			continue
 		}
 		l0 := e.renderL0(it, maxOut)
@@ -132,15 +133,6 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	}
 	rr.full = strings.TrimRight(fb.String(), "\n")
 	return rr, nil
-}
-
-func containsInt(v []int, x int) bool {
-	for _, y := range v {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Retrieved is one hit of an explicit recall, with the text it brings back.

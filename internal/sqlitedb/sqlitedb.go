@@ -139,6 +139,24 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
+// Update runs fn in one write transaction on the writer connection:
+// committed if fn returns nil, rolled back otherwise. Busy and locked
+// errors from BEGIN and COMMIT come back wrapping ErrLocked.
+func (db *DB) Update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := db.Write.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", Classify(err))
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", Classify(err))
+	}
+	return nil
+}
+
 // Classify wraps SQLite's busy/locked errors in ErrLocked so callers can
 // give the user a useful message; other errors pass through unchanged.
 func Classify(err error) error {
