@@ -66,7 +66,8 @@ func namedEntities(text string, max int) []named {
 type StepResult struct {
 	// Checked counts the iterations looked at.
 	Checked int `json:"checked"`
-	// Recalls are the recalls made or refreshed, in order.
+	// Recalls are the recalls made or refreshed, each once, as they stand
+	// after the step.
 	Recalls []Recall `json:"recalls"`
 }
 
@@ -112,7 +113,15 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 			return res, err
 		}
 		res.Checked++
-		res.Recalls = append(res.Recalls, made...)
+		for _, m := range made {
+			// A recall made and then refreshed in one step is listed once,
+			// as it stands.
+			if i := slices.IndexFunc(res.Recalls, func(r Recall) bool { return r.ID == m.ID }); i >= 0 {
+				res.Recalls[i] = m
+				continue
+			}
+			res.Recalls = append(res.Recalls, m)
+		}
 	}
 	return res, nil
 }
