@@ -31,6 +31,34 @@ func (s *Store) BlocksAfter(ctx context.Context, run string, after int64, limit 
 	return blocks, pos, nil
 }
 
+// lastBlockPos is the position of the newest block of any run, 0 if none.
+func (s *Store) lastBlockPos(ctx context.Context) (int64, error) {
+	var pos int64
+	if err := s.db.Read.GetContext(ctx, &pos, `SELECT COALESCE(MAX(rowid), 0) FROM blocks`); err != nil {
+		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+	}
+	return pos, nil
+}
+
+// madeSince lists the blocks of a run made after position mark as fold
+// events, oldest first.
+func (s *Store) madeSince(ctx context.Context, run string, mark int64) ([]FoldEvent, error) {
+	var out []FoldEvent
+	for {
+		bs, pos, err := s.BlocksAfter(ctx, run, mark, 512)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bs {
+			out = append(out, FoldEvent{Block: b.ID, Level: b.Level, First: b.First, Last: b.Last, Trigger: b.Trigger, At: b.CreatedIter})
+		}
+		if len(bs) < 512 {
+			return out, nil
+		}
+		mark = pos[len(pos)-1]
+	}
+}
+
 // Covering returns the visible block covering iteration n and its
 // importance. folded is false when n shows in full (or is not noted yet).
 func (s *Store) Covering(ctx context.Context, run string, n int) (block string, importance float64, folded bool, err error) {

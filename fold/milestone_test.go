@@ -35,8 +35,9 @@ func TestMilestoneFromThought(t *testing.T) {
 		_, folds := feed(t, eng, l)
 		events = append(events, folds...)
 	}
-	// The chapter indexes L2 summaries of the loose iterations.
-	if want := []string{"milestone L3-1-12"}; !reflect.DeepEqual(events, want) {
+	// The chapter indexes L2 summaries of the loose iterations, made for
+	// it and reported with it.
+	if want := []string{"milestone L2-1-10", "milestone L2-11-12", "milestone L3-1-12"}; !reflect.DeepEqual(events, want) {
 		t.Fatalf("folds: %v, want %v", events, want)
 	}
 	if got := visible(t, eng, l.run); !reflect.DeepEqual(got, []string{"L3-1-12"}) {
@@ -60,7 +61,7 @@ func TestMilestoneFromThought(t *testing.T) {
 		_, folds := feed(t, eng, l)
 		events = append(events, folds...)
 	}
-	if want := []string{"milestone L3-13-20"}; !reflect.DeepEqual(events, want) {
+	if want := []string{"milestone L2-13-20", "milestone L3-13-20"}; !reflect.DeepEqual(events, want) {
 		t.Fatalf("folds: %v, want %v", events, want)
 	}
 	if got := visible(t, eng, l.run); !reflect.DeepEqual(got, []string{"L3-1-12", "L3-13-20"}) {
@@ -94,7 +95,7 @@ func TestMilestoneDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(step.Folds) != 1 || step.Folds[0].Block != "L3-1-7" || step.Folds[0].Trigger != fold.TriggerMilestone {
+	if n := len(step.Folds); n != 2 || step.Folds[0].Block != "L2-1-7" || step.Folds[n-1].Block != "L3-1-7" || step.Folds[n-1].Trigger != fold.TriggerMilestone {
 		t.Fatalf("milestone step folds: %+v", step.Folds)
 	}
 	c := blockOf(t, eng.Fold, l.run, "L3-1-7")
@@ -120,7 +121,7 @@ func TestMilestoneDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(step.Folds) != 1 || step.Folds[0].First != 8 || step.Folds[0].Last != 9 {
+	if n := len(step.Folds); n != 2 || step.Folds[n-1].Level != fold.L3 || step.Folds[n-1].First != 8 || step.Folds[n-1].Last != 9 {
 		t.Fatalf("second chapter: %+v", step.Folds)
 	}
 	if got := visible(t, eng, l.run); !reflect.DeepEqual(got, []string{"L3-1-7", "L3-8-9"}) {

@@ -68,6 +68,10 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 	if err != nil {
 		return res, err
 	}
+	mark, err := s.Store.lastBlockPos(ctx)
+	if err != nil {
+		return res, err
+	}
 	from := st.Noted + 1
 	if st.Noted > 0 && run.LastSeq > st.NotedSeq {
 		from = st.Noted // the newest noted iteration may have grown
@@ -87,7 +91,7 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 				continue // read again in case it grew; it did not
 			}
 			if err := s.note(ctx, &st, it, it.LastSeq); errors.Is(err, errAhead) {
-				return s.finish(ctx, run, res)
+				return s.finish(ctx, run, res, mark)
 			} else if err != nil {
 				return res, err
 			}
@@ -99,28 +103,32 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 			// the same run would have live. Its start stands for "now": its
 			// end can still move when a late event joins it.
 			run.Iterations, run.EndedAt = it.Number, it.Start
-			folds, err := s.decide(ctx, &st, run)
-			if err != nil {
+			if _, err := s.decide(ctx, &st, run); err != nil {
 				return res, err
 			}
-			res.Folds = append(res.Folds, folds...)
 		}
 	}
 	if st.PendingMilestone != "" && st.Noted > 0 {
-		folds, err := s.decide(ctx, &st, run)
-		if err != nil {
+		if _, err := s.decide(ctx, &st, run); err != nil {
 			return res, err
 		}
-		res.Folds = append(res.Folds, folds...)
 	}
-	return s.finish(ctx, run, res)
+	return s.finish(ctx, run, res, mark)
 }
 
 // errAhead is note's signal that another process has noted further.
 var errAhead = errors.New("another scheduler is ahead")
 
-// finish refreshes importance and measures the window at the end of a step.
-func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult) (StepResult, error) {
+// finish refreshes importance and measures the window at the end of a
+// step, and lists every block the step made: those past position mark,
+// including the L2 blocks a chapter wraps loose iterations in, which the
+// triggers do not report one by one.
+func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult, mark int64) (StepResult, error) {
+	made, err := s.Store.madeSince(ctx, run.ID, mark)
+	if err != nil {
+		return res, err
+	}
+	res.Folds = made
 	if res.Noted > 0 {
 		if err := s.refreshImportance(ctx, run); err != nil {
 			return res, err

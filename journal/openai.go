@@ -74,6 +74,16 @@ func ParseOpenAI(name string, data []byte) ([]OpenAIMessage, error) {
 	return msgs, nil
 }
 
+// OpenAIEvents reads OpenAI chat messages as ParseOpenAI does and returns
+// them as the journal events an import would store, seq = position + 1.
+func OpenAIEvents(name string, data []byte) ([]Event, error) {
+	msgs, err := ParseOpenAI(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return openAIEvents(msgs)
+}
+
 func parseOpenAI(name string, data []byte) ([]OpenAIMessage, []openAIPos, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {

@@ -100,6 +100,9 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		return res, err
 	}
 	for _, it := range its {
+		if it.Number == st.CheckedIter && it.LastSeq <= st.CheckedSeq {
+			continue // read again in case it grew; it did not
+		}
 		c, err := r.triggers(ctx, run.ID, it)
 		if err != nil {
 			return res, err

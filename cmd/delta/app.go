@@ -110,6 +110,9 @@ Examples:
 				bookmarkCommand(e),
 				milestoneCommand(e),
 				retrieveCommand(e),
+				syncCommand(e),
+				simulateCommand(e),
+				demoCommand(e),
 				reindexCommand(e),
 				toolsCommand(e),
 			},
@@ -145,6 +148,21 @@ func unknownCommand(c *cli.Context) error {
 
 // openEngine opens the database named by --db (or the default).
 func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
+	cfg, err := engineConfig(c, e)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MustExist = mustExist
+	eng, err := engine.Open(c.Context, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.DBPath, err)
+	}
+	return eng, nil
+}
+
+// engineConfig reads the global flags (and their environment variables)
+// into an engine configuration.
+func engineConfig(c *cli.Context, e env) (engine.Config, error) {
 	path := global(c, e, "db")
 	if path == "" {
 		path = engine.DefaultDBPath(e.getenv)
@@ -153,22 +171,18 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
 	if b := global(c, e, "budget"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil || n < 500 {
-			return nil, usagef("pass a whole number of tokens, e.g. --budget 32000", "--budget %q: want a number of tokens >= 500", b)
+			return engine.Config{}, usagef("pass a whole number of tokens, e.g. --budget 32000", "--budget %q: want a number of tokens >= 500", b)
 		}
 		budget = n
 	}
 	lc, err := llmConfig(c, e)
 	if err != nil {
-		return nil, err
+		return engine.Config{}, err
 	}
-	eng, err := engine.Open(c.Context, engine.Config{
-		DBPath: path, MustExist: mustExist, Budget: budget, ConfigFile: global(c, e, "config"), LLM: lc,
+	return engine.Config{
+		DBPath: path, Budget: budget, ConfigFile: global(c, e, "config"), LLM: lc,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "Warning: %s\n", msg) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	return eng, nil
+	}, nil
 }
 
 // openRun opens the database (which must exist) and resolves --run, or the

@@ -10,12 +10,19 @@ import (
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	// stderrTTY says whether stderr is a terminal, for progress output.
-	stderrTTY bool
+	// stderrTTY says whether stderr is a terminal, for progress output;
+	// stdoutTTY whether stdout is, for colour.
+	stderrTTY, stdoutTTY bool
+}
+
+// color reports whether to colour stdout: a terminal, NO_COLOR unset
+// (https://no-color.org), and a TERM that is not "dumb".
+func (e env) color() bool {
+	return e.stdoutTTY && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
 }
 
 func newEnv() env {
-	return env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrTTY: isTerminal(os.Stderr)}
+	return env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrTTY: isTerminal(os.Stderr), stdoutTTY: isTerminal(os.Stdout)}
 }
 
 func isTerminal(f *os.File) bool {

@@ -116,7 +116,7 @@ func TestImportWithLLMSummarizer(t *testing.T) {
 		}
 	}
 	out, _, _ = b.run(t, ctx, "memory", "show", "--db", b.db)
-	if !strings.Contains(out, "llm         ") || !strings.Contains(out, " calls, ") {
+	if !strings.Contains(out, "  llm ") || !strings.Contains(out, " calls, ") || !strings.Contains(out, " prompt + ") {
 		t.Errorf("show prints no LLM totals:\n%s", out)
 	}
 }

@@ -53,36 +53,44 @@ Examples:
 				_, err = io.WriteString(e.stdout, it.Text())
 				return err
 			}
-			counts, err := eng.Journal.Counts(c.Context, run.ID)
-			if err != nil {
+			g := glance{run: run}
+			if g.counts, err = eng.Journal.Counts(c.Context, run.ID); err != nil {
 				return err
 			}
 			blocks := eng.Fold.VisibleBlocks
 			if c.Bool("all") {
 				blocks = eng.Fold.AllBlocks
 			}
-			bs, err := blocks(c.Context, run.ID)
-			if err != nil {
+			if g.blocks, err = blocks(c.Context, run.ID); err != nil {
 				return err
 			}
-			marks, rcs, err := inWindow(c, eng, run)
-			if err != nil {
+			if g.cx, err = eng.Context(c.Context, run, engine.ContextOptions{}); err != nil {
 				return err
 			}
-			usage, err := eng.Fold.LLMTotals(c.Context, run.ID)
-			if err != nil {
+			if g.marks, g.active, err = inWindow(c, eng, run, g.cx); err != nil {
+				return err
+			}
+			if g.llm, err = eng.Fold.LLMTotals(c.Context, run.ID); err != nil {
+				return err
+			}
+			if g.totals, err = eng.Fold.Totals(c.Context, run.ID); err != nil {
+				return err
+			}
+			if g.recalls, err = recallCounts(c, eng, run); err != nil {
 				return err
 			}
 			if c.Bool("json") {
-				out := make([]blockJSON, len(bs))
-				for i, b := range bs {
+				out := make([]blockJSON, len(g.blocks))
+				for i, b := range g.blocks {
 					out[i] = toBlockJSON(b)
 				}
-				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": counts, "blocks": out, "bookmarks": marks, "retrieved": rcs, "llm": toLLMJSON(usage)})
+				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": g.counts, "blocks": out, "bookmarks": g.marks,
+					"retrieved": g.active, "llm": toLLMJSON(g.llm), "totals": toTotalsJSON(g)})
 			}
-			printRun(e.stdout, run, counts)
-			printLLM(e.stdout, usage)
-			printFolds(e.stdout, bs, marks, rcs)
+			if g.folds, err = eng.Fold.Log(c.Context, run.ID, 200); err != nil {
+				return err
+			}
+			printGlance(e.stdout, g, palette{on: e.color()})
 			if run.Iterations == 0 {
 				return nil
 			}
@@ -91,7 +99,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "\nnewest iterations:\n")
+			fmt.Fprintf(e.stdout, "\n%s\n", palette{on: e.color()}.bold("newest iterations"))
 			for _, it := range its {
 				fmt.Fprintln(e.stdout, iterationLine(it))
 			}
@@ -144,18 +152,6 @@ func toIterationJSON(it *journal.Iteration) iterationJSON {
 		out.Events[i] = eventJSON{Seq: ev.Seq, Timestamp: stampNano(ev.Timestamp), Type: ev.Type, Payload: ev.Payload}
 	}
 	return out
-}
-
-func printRun(w io.Writer, r journal.Run, c journal.Counts) {
-	fmt.Fprintf(w, "run         %s (%s, %s)\n", r.ID, r.Format, r.Status)
-	if r.Task != "" {
-		fmt.Fprintf(w, "task        %s\n", oneLine(r.Task, 100))
-	}
-	fmt.Fprintf(w, "iterations  %d   events %d   last seq %d\n", r.Iterations, r.Events, r.LastSeq)
-	fmt.Fprintf(w, "tool calls  %d (%d failed, %d pending); %d iterations with errors\n", c.Calls, c.FailedCalls, c.PendingCalls, c.ErrorIterations)
-	if !r.StartedAt.IsZero() {
-		fmt.Fprintf(w, "time        %s → %s (%s)\n", stamp(r.StartedAt), stamp(r.EndedAt), r.EndedAt.Sub(r.StartedAt).Round(time.Second))
-	}
 }
 
 // iterationLine is a one-line listing of an iteration: number, status, tools, thought.
@@ -270,8 +266,8 @@ type retrievedJSON struct {
 }
 
 // inWindow says which bookmarks' texts and which active recalls made it
-// into the window; it builds the window only when there are some.
-func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run) ([]bookmarkJSON, []retrievedJSON, error) {
+// into the compiled window cx.
+func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run, cx *window.Context) ([]bookmarkJSON, []retrievedJSON, error) {
 	marks, err := eng.Fold.Bookmarks(c.Context, run.ID)
 	if err != nil {
 		return nil, nil, err
@@ -281,13 +277,6 @@ func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run) ([]bookmarkJS
 		return nil, nil, err
 	}
 	bms, rcs := make([]bookmarkJSON, len(marks)), make([]retrievedJSON, len(active))
-	if len(marks) == 0 && len(active) == 0 {
-		return bms, rcs, nil
-	}
-	cx, err := eng.Context(c.Context, run, engine.ContextOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
 	for i, m := range marks {
 		bms[i] = bookmarkJSON{Bookmark: m, InWindow: true}
 		for _, o := range cx.Omitted {
@@ -314,32 +303,42 @@ func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run) ([]bookmarkJS
 	return bms, rcs, nil
 }
 
-// printFolds lists the visible blocks, bookmarks and active recalls under
-// the run summary.
-func printFolds(w io.Writer, bs []*fold.Block, marks []bookmarkJSON, rcs []retrievedJSON) {
-	defer func() {
-		if len(rcs) == 0 {
-			return
-		}
-		fmt.Fprintf(w, "\nrecalled (%d active):\n", len(rcs))
-		for _, r := range rcs {
-			fmt.Fprintf(w, "  iterations %d-%d  %-8s %-30s since %d, until %d, shown: %s\n",
-				r.Iterations[0], r.Iterations[1], r.Reason, oneLine(r.Query, 30), r.Since, r.Expires, r.Shown)
-		}
-	}()
-	if len(bs) > 0 {
-		fmt.Fprintf(w, "\nblocks shown (%d):\n", len(bs))
-		for _, b := range bs {
-			fmt.Fprintf(w, "  %-14s L%d %-9s %5d tokens  %-9s %s\n", b.ID, b.Level, b.Range(), b.Tokens, b.Trigger, oneLine(b.Title, 60))
-		}
+// recallCounts counts the run's recalls ever made, by reason.
+func recallCounts(c *cli.Context, eng *engine.Engine, run journal.Run) (map[string]int, error) {
+	all, err := eng.Recall.History(c.Context, run.ID, 0)
+	if err != nil {
+		return nil, err
 	}
-	if len(marks) > 0 {
-		fmt.Fprintf(w, "\nbookmarks:\n")
-		for _, m := range marks {
-			fmt.Fprintf(w, "  [%d] %s\n", m.Iteration, m.Note)
-			if !m.InWindow {
-				fmt.Fprintf(w, "       its text is not in the window: the budget cannot hold it (see context --format json, \"omitted\")\n")
-			}
-		}
+	by := map[string]int{}
+	for _, r := range all {
+		by[r.Reason]++
 	}
+	return by, nil
+}
+
+// totalsJSON is `show --json`'s "totals": the run's whole-history figures.
+type totalsJSON struct {
+	RawTokens    int        `json:"raw_tokens"`
+	WindowTokens int        `json:"window_tokens"`
+	Budget       int        `json:"budget"`
+	Folds        countsJSON `json:"folds"`
+	Recalls      countsJSON `json:"recalls"`
+}
+
+type countsJSON struct {
+	Total int            `json:"total"`
+	By    map[string]int `json:"by"`
+}
+
+func toCountsJSON(by map[string]int) countsJSON {
+	c := countsJSON{By: by}
+	for _, n := range by {
+		c.Total += n
+	}
+	return c
+}
+
+func toTotalsJSON(g glance) totalsJSON {
+	return totalsJSON{RawTokens: g.totals.RawTokens, WindowTokens: g.cx.Tokens, Budget: g.cx.Budget,
+		Folds: toCountsJSON(g.totals.Folds), Recalls: toCountsJSON(g.recalls)}
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/delta-memory/delta-memory/fold"
 )
 
@@ -23,14 +20,4 @@ func toLLMJSON(u fold.LLMUsage) llmJSON {
 type llmTokensJSON struct {
 	Prompt     int `json:"prompt"`
 	Completion int `json:"completion"`
-}
-
-// printLLM adds the run's LLM totals to the run summary, if a model was
-// ever asked.
-func printLLM(w io.Writer, u fold.LLMUsage) {
-	if u.IsZero() {
-		return
-	}
-	fmt.Fprintf(w, "llm         %d calls, %d prompt + %d completion tokens; %d blocks fell back to extractive; %d summaries amended by the self-check\n",
-		u.Calls, u.PromptTokens, u.CompletionTokens, u.Failures, u.Amended)
 }

@@ -172,6 +172,11 @@ type Step struct {
 // scheduler, the recall index and the recall triggers, so that the context
 // is ready.
 func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, Step, error) {
+	lock, err := e.exclusive(ctx)
+	if err != nil {
+		return journal.ImportResult{}, Step{}, err
+	}
+	defer lock.Release()
 	res, err := e.Journal.ImportFile(ctx, path, opts)
 	if err != nil {
 		return res, Step{}, err
@@ -202,6 +207,9 @@ func (e *Engine) Update(ctx context.Context, runID string) (Step, error) {
 type ContextOptions struct {
 	// SystemPrompt replaces the run's system prompt in the Static partition.
 	SystemPrompt string
+	// Native newest iterations are left out of Working, for a caller that
+	// shows them itself (see window.Options.Native).
+	Native int
 }
 
 // Context compiles the run's context window under the configured budget,
@@ -212,7 +220,7 @@ func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptio
 		return nil, err
 	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
-		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled,
+		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled, Native: opts.Native,
 	})
 }
 

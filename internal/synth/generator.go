@@ -44,6 +44,10 @@ type Config struct {
 	MaxOutputBytes int
 }
 
+// Bundled is the run the demo replays and testdata/journals/synth-400.jsonl
+// holds: 400 iterations of a software-engineering agent.
+var Bundled = Config{Seed: 7, Iterations: 400, RunID: "synth-400"}
+
 // withDefaults validates cfg and fills its zero fields.
 func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Iterations <= 0 {
@@ -171,7 +175,7 @@ func Events(cfg Config) ([]journal.Event, error) {
 }
 
 // WriteJSONL writes the run described by cfg to w in Delta's JSONL format:
-// one MarshalLine line per event, each ending in "\n". It streams, so memory
+// one journal.MarshalDelta line per event, each ending in "\n". It streams, so memory
 // use does not grow with cfg.Iterations.
 func WriteJSONL(w io.Writer, cfg Config) error {
 	g, err := New(cfg)
@@ -186,7 +190,7 @@ func WriteJSONL(w io.Writer, cfg Config) error {
 			break
 		}
 		for _, e := range evs {
-			line = appendLine(line[:0], e)
+			line = journal.AppendDelta(line[:0], e)
 			line = append(line, '\n')
 			if _, err := bw.Write(line); err != nil {
 				return fmt.Errorf("synth: write event %d: %w", e.Seq, err)

@@ -2,8 +2,6 @@ package synth
 
 import (
 	"bytes"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +52,7 @@ func TestWriteJSONLMatchesEvents(t *testing.T) {
 	cfg := Config{Seed: 5, Iterations: 80}
 	var want bytes.Buffer
 	for _, e := range allEvents(t, cfg) {
-		want.Write(MarshalLine(e))
+		want.Write(journal.MarshalDelta(e))
 		want.WriteByte('\n')
 	}
 	if got := jsonl(t, cfg); !bytes.Equal(got, want.Bytes()) {
@@ -132,32 +130,5 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	evs = allEvents(t, Config{Seed: 9, Iterations: 2, Start: custom})
 	if want := custom.UTC().Truncate(time.Millisecond); !evs[0].Timestamp.Equal(want) || evs[0].Timestamp.Location() != time.UTC {
 		t.Errorf("custom start: got %v, want %v in UTC", evs[0].Timestamp, want)
-	}
-}
-
-func TestMarshalLine(t *testing.T) {
-	t.Parallel()
-	ts := time.Date(2025, 10, 2, 12, 30, 1, 7_900_000, time.FixedZone("X", 3600))
-	e := journal.Event{Seq: 12, Timestamp: ts, Type: "THOUGHT", Payload: json.RawMessage("{\n  \"content\": \"a <b> & c\"\n}")}
-	got := string(MarshalLine(e))
-	want := `{"seq":12,"timestamp":"2025-10-02T11:30:01.007Z","type":"THOUGHT","payload":{"content":"a <b> & c"}}`
-	if got != want {
-		t.Errorf("MarshalLine:\n got %s\nwant %s", got, want)
-	}
-	var back journal.Event
-	if err := json.Unmarshal([]byte(got), &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Seq != 12 || back.Type != "THOUGHT" || !back.Timestamp.Equal(ts.Truncate(time.Millisecond)) {
-		t.Errorf("round trip: %+v", back)
-	}
-
-	odd := journal.Event{Seq: 1, Type: "WEIRD\"TYPE", Payload: json.RawMessage("{not json")}
-	got = string(MarshalLine(odd))
-	if !strings.HasSuffix(got, `"type":"WEIRD\"TYPE","payload":null}`) || !json.Valid([]byte(got)) {
-		t.Errorf("invalid payload / quoted type: %s", got)
-	}
-	if got := string(MarshalLine(journal.Event{Seq: 2})); !strings.HasSuffix(got, `"payload":null}`) {
-		t.Errorf("empty payload: %s", got)
 	}
 }

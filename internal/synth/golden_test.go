@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 const committedJournal = "../../testdata/journals/synth-400.jsonl"
 
 // committedConfig is the Config that produces committedJournal.
-var committedConfig = Config{Seed: 7, Iterations: 400, RunID: "synth-400"}
+var committedConfig = Bundled
 
 // TestCommittedJournal checks that the committed journal is exactly what the
 // generator produces. After an intended change to the generator, regenerate

@@ -54,7 +54,11 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		return nil, err
 	}
 	working := Partition{Name: Working}
-	for _, n := range notes {
+	shown := notes
+	if opts.Native > 0 {
+		shown = olderThan(notes, run.Iterations-opts.Native+1)
+	}
+	for _, n := range shown {
 		working.Sections = append(working.Sections, Section{
 			Name: fmt.Sprintf("iteration %d", n.Number), Source: fmt.Sprintf("iteration:%d", n.Number),
 			Tokens: n.L0Tokens, Content: strings.TrimRight(n.L0, "\n"), Messages: n.L0Msgs, MessageTokens: n.MsgTokens,
@@ -79,7 +83,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		used += f.cost(p)
 	}
 	working.Budget = cfg.Budget - margin(cfg.Budget) - used - f.headingCost(Working)
-	f.fitWorking(&working, notes, &c.Omitted)
+	f.fitWorking(&working, shown, &c.Omitted)
 
 	c.Partitions = []Partition{static, long, short, working, retrieved, dynamic}
 	for i := range c.Partitions {
@@ -95,6 +99,16 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		c.Tokens += p.Tokens
 	}
 	return c, nil
+}
+
+// olderThan returns the notes of iterations numbered below n.
+func olderThan(notes []*fold.Note, n int) []*fold.Note {
+	for i, note := range notes {
+		if note.Number >= n {
+			return notes[:i]
+		}
+	}
+	return notes
 }
 
 // margin is held back from the budget: token counts of the parts can sum

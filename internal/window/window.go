@@ -73,6 +73,10 @@ type Options struct {
 	// highest-scoring). The Retrieved partition shows each in full while
 	// that fits, else as one line per iteration, and names the rest.
 	Recalled []Recalled
+	// Native is the number of newest iterations the caller shows itself,
+	// as Delta Engine's journal source does next to `delta memory sync`:
+	// they are left out of Working, and the rest of the window is as usual.
+	Native int
 }
 
 // Recalled is a recall offered to the Retrieved partition.

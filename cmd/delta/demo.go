@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/internal/window"
+)
+
+func demoCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:  "demo",
+		Usage: "run the whole pipeline on the bundled 400-iteration journal, offline, in a temp directory",
+		Description: `Writes the bundled journal (a generated software-engineering agent: 400 iterations, tool
+calls, failures, milestones) into a new workspace, then drives it the way Delta Engine would:
+one sync per iteration. It prints the folds as they happen, a recall brought back by an error,
+the final context window, the tokens saved, and where the HTML view and the database are, so
+you can go on with show, context, retrieve or visualize. No network, no model: the extractive
+summarizer folds.
+
+Examples:
+   delta memory demo
+   delta memory demo --budget 4000 --dir /tmp/delta-demo`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Usage: "workspace to create (default: a new directory under $TMPDIR)"},
+			&cli.StringFlag{Name: "keep-recent", Value: strconv.Itoa(engine.DefaultKeepRecent), Usage: "newest iterations left to the runtime, as sync's --keep-recent"},
+		},
+		Action: func(c *cli.Context) error {
+			keep, err := strconv.Atoi(c.String("keep-recent"))
+			if err != nil || keep < 0 {
+				return usagef("pass a whole number, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", c.String("keep-recent"))
+			}
+			return runDemo(c, e, keep)
+		},
+	})
+}
+
+// demoBudget is the demo's window budget unless --budget says otherwise:
+// small enough that 400 iterations fold at every level.
+const demoBudget = "8000"
+
+func runDemo(c *cli.Context, e env, keep int) error {
+	dir := c.String("dir")
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "delta-memory-demo-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	p := palette{on: e.color()}
+	w := e.stdout
+	cfg := synth.Bundled
+	journalPath := engine.JournalPath(dir, cfg.RunID)
+	if err := writeBundled(journalPath, cfg); err != nil {
+		return err
+	}
+	src, err := simulate.Load(journalPath, "delta")
+	if err != nil {
+		return err
+	}
+	ecfg, err := engineConfig(c, e)
+	if err != nil {
+		return err
+	}
+	if global(c, e, "budget") == "" {
+		ecfg.Budget, _ = strconv.Atoi(demoBudget)
+	}
+	ecfg.DBPath = filepath.Join(dir, ".delta", "memory.db")
+	eng, err := engine.Open(c.Context, ecfg)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", ecfg.DBPath, err)
+	}
+	defer eng.Close()
+
+	fmt.Fprintf(w, "%s %s: a generated coding agent, %d iterations, replayed into %s\n", p.bold("1. import"), cfg.RunID, len(src.Chunks), dir)
+	fmt.Fprintf(w, "   one sync per iteration, as Delta Engine calls it before each LLM call; budget %d tokens, the %d newest iterations left to Delta\n\n", ecfg.Budget, keep)
+	var lastError demoRecall
+	prog := newProgress(e, "syncing")
+	rep, err := simulate.Run(c.Context, eng, src, simulate.Options{
+		// The replay's journal is the bundled one: the same path, so the
+		// workspace ends up as Delta would leave it.
+		Workspace: dir, KeepRecent: keep,
+		OnIteration: func(it simulate.Iteration, res engine.SyncResult) {
+			prog.count(it.Iteration, len(src.Chunks))
+			for _, f := range it.Folds {
+				if f.Level >= 3 {
+					prog.done()
+					fmt.Fprintf(w, "   after %3d  %s %s chapter %d-%d\n", it.Iteration, p.level(f.Level), f.Trigger, f.First, f.Last)
+				}
+			}
+			// Show the error recall that reaches furthest back.
+			for _, r := range it.Recalls {
+				if r.Reason == "error" && res.Context != nil && it.Iteration-r.First >= lastError.at-lastError.r.First {
+					lastError = demoRecall{at: it.Iteration, r: r, text: sectionText(res.Context, window.Retrieved, fmt.Sprintf("recall:%d", r.ID))}
+				}
+			}
+		},
+	})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s %s\n", p.bold("2. folds"), countsLine(rep.Folds.By, "pressure", "interval", "milestone", "cascade"))
+	run, err := eng.Journal.Run(c.Context, cfg.RunID)
+	if err != nil {
+		return err
+	}
+	blocks, err := eng.Fold.VisibleBlocks(c.Context, run.ID)
+	if err != nil {
+		return err
+	}
+	printVisibleBlocks(w, blocks, p)
+
+	fmt.Fprintf(w, "\n%s %s made (%s refreshed)\n", p.bold("3. recall"), countsLine(rep.Recalls.By, "explicit", "implicit", "error"), strconv.Itoa(rep.Refreshed))
+	if lastError.at > 0 {
+		fmt.Fprintf(w, "   at iteration %d an action failed on %q; sync brought back iterations %d-%d, folded long before:\n",
+			lastError.at, lastError.r.Query, lastError.r.First, lastError.r.Last)
+		for _, l := range strings.Split(clipLines(lastError.text, 14), "\n") {
+			fmt.Fprintf(w, "   │ %s\n", oneLine(l, 110))
+		}
+	} else {
+		fmt.Fprintln(w, "   no action failed on something the run had touched before")
+	}
+
+	res, err := eng.Sync(c.Context, engine.SyncOptions{Journal: journalPath, KeepRecent: keep})
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(dir, ".delta", "context_artifacts", "memory.md")
+	if err := writeAtomic(out, []byte(res.Markdown)); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s: what the agent gets besides its %d newest iterations, in %s\n", p.bold("4. the window"), keep, out)
+	printPartitions(w, res.Context, p)
+
+	fmt.Fprintf(w, "\n%s\n", p.bold("5. savings"))
+	var sum strings.Builder
+	rep.WriteText(&sum)
+	for _, l := range strings.Split(strings.TrimRight(sum.String(), "\n"), "\n") {
+		fmt.Fprintf(w, "   %s\n", l)
+	}
+
+	fmt.Fprintf(w, "\n%s\n", p.bold("6. look around"))
+	fmt.Fprintf(w, "   delta memory show --db %s\n", ecfg.DBPath)
+	fmt.Fprintf(w, "   delta memory retrieve --db %s --keyword LEASE_TTL_S\n", ecfg.DBPath)
+	fmt.Fprintf(w, "   delta memory context --db %s --budget 4000\n", ecfg.DBPath)
+	return nil
+}
+
+// demoRecall is the error-driven recall the demo shows.
+type demoRecall struct {
+	at   int
+	r    simulate.Recall
+	text string
+}
+
+// writeBundled writes the bundled journal to path.
+func writeBundled(path string, cfg synth.Config) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := synth.WriteJSONL(f, cfg); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// sectionText is the section of a partition that came from source.
+func sectionText(cx *window.Context, partition, source string) string {
+	for _, part := range cx.Partitions {
+		if part.Name != partition {
+			continue
+		}
+		for _, s := range part.Sections {
+			if s.Source == source {
+				return s.Name + "\n" + s.Content
+			}
+		}
+	}
+	return "(not shown: the Retrieved budget was full)"
+}
+
+// clipLines keeps the first n lines of s, saying how many were left out.
+func clipLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-n)
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// glance is what the text form of `show` prints about a run.
+type glance struct {
+	run     journal.Run
+	counts  journal.Counts
+	totals  fold.Totals
+	recalls map[string]int
+	cx      *window.Context
+	blocks  []*fold.Block
+	marks   []bookmarkJSON
+	active  []retrievedJSON
+	folds   []fold.LogEntry
+	llm     fold.LLMUsage
+}
+
+// lastFoldsShown is how many of the newest folds `show` lists.
+const lastFoldsShown = 6
+
+// palette colours text with ANSI escapes when on, and leaves it as is
+// otherwise (not a terminal, or NO_COLOR set).
+type palette struct{ on bool }
+
+func (p palette) paint(code, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return "\033[" + code + "m" + s + "\033[0m"
+}
+
+func (p palette) bold(s string) string { return p.paint("1", s) }
+func (p palette) dim(s string) string  { return p.paint("2", s) }
+
+// level colours a block level: the coarser, the cooler.
+func (p palette) level(l int) string {
+	codes := map[int]string{1: "32", 2: "36", 3: "34", 4: "35"}
+	return p.paint(codes[l], fmt.Sprintf("L%d", l))
+}
+
+// bar draws used of budget in width cells, green under 70%, yellow under
+// 90%, red above.
+func (p palette) bar(used, budget, width int) string {
+	if budget <= 0 {
+		return strings.Repeat(" ", width)
+	}
+	filled := min(width, (used*width+budget-1)/budget)
+	code := "32"
+	switch share := float64(used) / float64(budget); {
+	case share >= 0.9:
+		code = "31"
+	case share >= 0.7:
+		code = "33"
+	}
+	return p.paint(code, strings.Repeat("█", filled)) + p.dim(strings.Repeat("░", width-filled))
+}
+
+func printGlance(w io.Writer, g glance, p palette) {
+	r := g.run
+	head := p.bold(r.ID) + "  " + r.Status + "  " + p.dim(r.Format)
+	if r.Task != "" {
+		head += "  · " + oneLine(r.Task, 90)
+	}
+	fmt.Fprintln(w, head)
+	line := fmt.Sprintf("  %s iterations · %s events · %d tool calls (%d failed, %d pending) · %d iterations with errors",
+		simulate.Thousands(r.Iterations), simulate.Thousands(int(r.Events)), g.counts.Calls, g.counts.FailedCalls, g.counts.PendingCalls, g.counts.ErrorIterations)
+	fmt.Fprintln(w, line)
+	if !r.StartedAt.IsZero() {
+		fmt.Fprintf(w, "  %s → %s (%s)\n", stamp(r.StartedAt), stamp(r.EndedAt), r.EndedAt.Sub(r.StartedAt).Round(time.Second))
+	}
+	if g.cx != nil {
+		saved := ""
+		if g.totals.RawTokens > 0 {
+			saved = fmt.Sprintf(", %.1f%% smaller", 100*(1-float64(g.cx.Tokens)/float64(g.totals.RawTokens)))
+		}
+		fmt.Fprintf(w, "  raw history %s tokens → window %s of %s (%s%s)\n",
+			simulate.Thousands(g.totals.RawTokens), simulate.Thousands(g.cx.Tokens), simulate.Thousands(g.cx.Budget), g.cx.Tokenizer, saved)
+	}
+	fmt.Fprintf(w, "  folds %s   recalls %s\n", countsLine(g.totals.Folds, "pressure", "interval", "milestone", "cascade", "manual"),
+		countsLine(g.recalls, "explicit", "implicit", "error"))
+	if !g.llm.IsZero() {
+		fmt.Fprintf(w, "  llm %d calls, %d prompt + %d completion tokens; %d fell back to extractive; %d amended by the self-check\n",
+			g.llm.Calls, g.llm.PromptTokens, g.llm.CompletionTokens, g.llm.Failures, g.llm.Amended)
+	}
+	printPartitions(w, g.cx, p)
+	printVisibleBlocks(w, g.blocks, p)
+	printActive(w, g.active, p)
+	printBookmarks(w, g.marks)
+	printLastFolds(w, g.folds, p)
+}
+
+// countsLine is "31 (pressure 9 · interval 6)", parts in order, then the
+// rest by name; zero parts are left out.
+func countsLine(by map[string]int, order ...string) string {
+	total := 0
+	keys := make([]string, 0, len(by))
+	for k, n := range by {
+		total += n
+		if !slices.Contains(order, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range append(order, keys...) {
+		if by[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, by[k]))
+		}
+	}
+	if total == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, " · "))
+}
+
+var partitionLabels = map[string]string{
+	window.Static: "static", window.LongTerm: "long-term", window.ShortTerm: "short-term",
+	window.Working: "working", window.Retrieved: "retrieved", window.Dynamic: "dynamic",
+}
+
+func printPartitions(w io.Writer, cx *window.Context, p palette) {
+	if cx == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", p.bold("partitions"))
+	for _, part := range cx.Partitions {
+		fmt.Fprintf(w, "  %-11s %s %7s / %-7s %s\n", partitionLabels[part.Name], p.bar(part.Tokens, part.Budget, 24),
+			simulate.Thousands(part.Tokens), simulate.Thousands(part.Budget), p.dim(plural(len(part.Sections), "section")))
+	}
+	fmt.Fprintf(w, "  %-11s %s %7s / %s\n", "window", p.bar(cx.Tokens, cx.Budget, 24), simulate.Thousands(cx.Tokens), simulate.Thousands(cx.Budget))
+}
+
+func printVisibleBlocks(w io.Writer, bs []*fold.Block, p palette) {
+	if len(bs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", p.bold(fmt.Sprintf("blocks shown (%d)", len(bs))))
+	for _, b := range bs {
+		fmt.Fprintf(w, "  %s %-11s %-9s imp %.2f  %5d tok  %s  %s\n", p.level(b.Level), b.Range(), b.Trigger, b.Importance, b.Tokens,
+			oneLine(b.Title, 60), p.dim(b.ID))
+	}
+}
+
+func printActive(w io.Writer, rcs []retrievedJSON, p palette) {
+	if len(rcs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", p.bold(fmt.Sprintf("recalled (%d active)", len(rcs))))
+	for _, r := range rcs {
+		fmt.Fprintf(w, "  %-11s %-8s %-32s since %d, until %d, shown %s\n",
+			fmt.Sprintf("%d-%d", r.Iterations[0], r.Iterations[1]), r.Reason, oneLine(r.Query, 32), r.Since, r.Expires, r.Shown)
+	}
+}
+
+func printBookmarks(w io.Writer, marks []bookmarkJSON) {
+	if len(marks) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nbookmarks\n")
+	for _, m := range marks {
+		fmt.Fprintf(w, "  [%d] %s\n", m.Iteration, m.Note)
+		if !m.InWindow {
+			fmt.Fprintf(w, "       its text is not in the window: the budget cannot hold it (see context --format json, \"omitted\")\n")
+		}
+	}
+}
+
+func printLastFolds(w io.Writer, log []fold.LogEntry, p palette) {
+	var folds []fold.LogEntry
+	for _, e := range log {
+		if strings.HasPrefix(e.Action, "fold:") {
+			folds = append(folds, e)
+		}
+	}
+	if len(folds) == 0 {
+		return
+	}
+	folds = folds[max(0, len(folds)-lastFoldsShown):]
+	fmt.Fprintf(w, "\n%s\n", p.bold("last folds"))
+	for _, e := range folds {
+		fmt.Fprintf(w, "  after %-5d %-10s %s\n", e.Iteration, strings.TrimPrefix(e.Action, "fold:"), oneLine(e.Detail, 90))
+	}
+}
+
+// plural is "1 section", "2 sections".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+func simulateCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:      "simulate",
+		Usage:     "replay a journal iteration by iteration through sync, and report what the memory did",
+		ArgsUsage: "FILE",
+		Description: `Replays FILE (a Delta journal.jsonl or OpenAI chat messages) one iteration at a time, the
+way Delta Engine appends to a journal and calls sync before each LLM call. Nothing is
+written to your memory database: the replay uses a temporary one, unless --db is given.
+
+Per iteration it prints the sync output's tokens, the raw history's tokens, the folds made
+(with their trigger), the recalls made (with their reason) and the sync time in process.
+At the end: totals, the tokens saved on the last call and over the whole run, and how much
+of each output's prefix stayed byte-identical (what provider prompt caches reuse).
+
+Examples:
+   delta memory simulate .delta/run-42/journal.jsonl
+   delta memory simulate --budget 8000 --keep-recent 5 --summary journal.jsonl
+   delta memory simulate --json transcript.json | jq '.series[] | {iteration, window_tokens}'`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "keep-recent", Value: strconv.Itoa(engine.DefaultKeepRecent), Usage: "newest iterations left to the runtime's journal source, as sync's --keep-recent"},
+			&cli.StringFlag{Name: "format", Value: journal.FormatAuto, Usage: "input format: auto, delta or openai"},
+			&cli.BoolFlag{Name: "summary", Usage: "print only the totals, not a line per iteration"},
+			&cli.BoolFlag{Name: "json", Usage: "print the per-iteration series and the totals as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("delta memory simulate FILE (see --help)", "want one journal FILE, got %d arguments", c.NArg())
+			}
+			keep, err := strconv.Atoi(c.String("keep-recent"))
+			if err != nil || keep < 0 {
+				return usagef("pass a whole number, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", c.String("keep-recent"))
+			}
+			format := c.String("format")
+			if err := oneOf(c.Command.HelpName, "format", format, journal.FormatAuto, journal.FormatDelta, journal.FormatOpenAI); err != nil {
+				return err
+			}
+			src, err := simulate.Load(c.Args().First(), format)
+			if err != nil {
+				return err
+			}
+			rep, err := runSimulation(c, e, src, keep, !c.Bool("json") && !c.Bool("summary"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(e, rep)
+			}
+			rep.WriteText(e.stdout)
+			return nil
+		},
+	})
+}
+
+// runSimulation replays src in a temporary workspace, on --db or a
+// temporary database, printing a line per iteration when lines is set.
+func runSimulation(c *cli.Context, e env, src *simulate.Source, keep int, lines bool) (*simulate.Report, error) {
+	tmp, err := os.MkdirTemp("", "delta-simulate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	cfg, err := engineConfig(c, e)
+	if err != nil {
+		return nil, err
+	}
+	if global(c, e, "db") == "" {
+		cfg.DBPath = filepath.Join(tmp, "memory.db")
+	}
+	eng, err := engine.Open(c.Context, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.DBPath, err)
+	}
+	defer eng.Close()
+	p := newProgress(e, "replaying "+src.Run)
+	total := len(src.Chunks)
+	opts := simulate.Options{Workspace: tmp, KeepRecent: keep, OnIteration: func(it simulate.Iteration, _ engine.SyncResult) {
+		if lines {
+			fmt.Fprintln(e.stdout, replayLine(it))
+			return
+		}
+		p.count(it.Iteration, total)
+	}}
+	rep, err := simulate.Run(c.Context, eng, src, opts)
+	p.done()
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// replayLine is one replayed iteration in text form.
+func replayLine(it simulate.Iteration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%5d  window %7s  raw %9s  sync %6.1f ms", it.Iteration, simulate.Thousands(it.WindowTokens), simulate.Thousands(it.RawTokens), it.SyncMS)
+	for _, f := range it.Folds {
+		fmt.Fprintf(&b, "  fold L%d %d-%d (%s)", f.Level, f.First, f.Last, f.Trigger)
+	}
+	for _, r := range it.Recalls {
+		fmt.Fprintf(&b, "  recall %d-%d (%s: %s)", r.First, r.Last, r.Reason, r.Query)
+	}
+	if n := len(it.Refreshed); n > 0 {
+		fmt.Fprintf(&b, "  (%d refreshed)", n)
+	}
+	return b.String()
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+)
+
+func syncCommand(e env) *cli.Command {
+	return command(&cli.Command{
+		Name:  "sync",
+		Usage: "Delta Engine computed_file generator: import new journal lines, fold, recall, write memory.md",
+		Description: `Run before every LLM call by Delta Engine (a computed_file generator in context.yaml). Each call
+imports only the journal lines appended since the last one (a last line without a newline is
+left for next time), runs the fold scheduler and the recall triggers, and writes the folded
+memory as Markdown, atomically: a reader never sees half a file.
+
+The file holds everything older than the --keep-recent newest iterations, which Delta's own
+journal source shows in full (set its max_iterations to the same number): the folded
+chapters and summaries, older iterations still in full, recalled history and the dynamic
+state (errors, files, bookmarks, the goal). --budget bounds the file.
+
+Inputs come from Delta's environment, and flags override them:
+   DELTA_CWD         the workspace (--cwd); the journal is $DELTA_CWD/.delta/$DELTA_RUN_ID/journal.jsonl
+   DELTA_RUN_ID      the run (--run); without it, the most recently written journal in .delta/
+   DELTA_AGENT_HOME  the agent project (--agent-home); its memory.yaml is used when there is one
+
+A missing or empty journal gives a short valid file and exit 0. Another sync of the same
+workspace is waited for (up to 10 s), then sync fails with a clear error.
+
+context.yaml:
+   - type: computed_file
+     id: folded_memory
+     generator:
+       command: ["delta", "memory", "sync", "--keep-recent", "5"]
+       timeout_ms: 30000
+     output_path: "${CWD}/.delta/context_artifacts/memory.md"
+     on_missing: skip
+   - type: journal
+     max_iterations: 5
+
+Examples:
+   delta memory sync
+   DELTA_CWD=/work/ws DELTA_RUN_ID=run-42 delta memory sync --budget 8000
+   delta memory sync --cwd /work/ws --run run-42 --output /tmp/memory.md --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "Markdown FILE to write (default: $DELTA_CWD/.delta/context_artifacts/memory.md)"},
+			&cli.StringFlag{Name: "keep-recent", Usage: "newest iterations left to Delta's journal source (default 5) [$DELTA_MEMORY_KEEP_RECENT]"},
+			&cli.StringFlag{Name: "cwd", Usage: "the agent's workspace (default: $DELTA_CWD, else .)"},
+			&cli.StringFlag{Name: "agent-home", Usage: "the agent project, for its memory.yaml (default: $DELTA_AGENT_HOME)"},
+			&cli.StringFlag{Name: "journal", Usage: "journal FILE to read (default: $DELTA_CWD/.delta/$DELTA_RUN_ID/journal.jsonl)"},
+			&cli.BoolFlag{Name: "json", Usage: "print what the call did as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			in, err := syncInputs(c, e)
+			if err != nil {
+				return err
+			}
+			eng, err := engine.Open(c.Context, in.engine)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", in.engine.DBPath, err)
+			}
+			defer eng.Close()
+			res, err := eng.Sync(c.Context, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep})
+			if err != nil {
+				return fmt.Errorf("sync %s: %w", in.journal, err)
+			}
+			if err := writeAtomic(in.output, []byte(res.Markdown)); err != nil {
+				return err
+			}
+			return printSync(e, c.Bool("json"), in, res)
+		},
+	})
+}
+
+// syncIn is what one sync call works on, after flags and environment.
+type syncIn struct {
+	engine  engine.Config
+	journal string
+	run     string
+	output  string
+	keep    int
+}
+
+// syncInputs resolves sync's inputs: a flag beats Delta's environment,
+// which beats the defaults.
+func syncInputs(c *cli.Context, e env) (syncIn, error) {
+	var in syncIn
+	cwd := firstSet(c.String("cwd"), e.getenv("DELTA_CWD"), ".")
+	in.run = global(c, e, "run")
+	in.journal = c.String("journal")
+	if in.journal == "" {
+		if in.run == "" {
+			in.run = latestJournalRun(cwd)
+		}
+		if in.run == "" {
+			return in, usagef("set DELTA_RUN_ID, or pass --run RUN or --journal FILE",
+				"no run to sync: DELTA_RUN_ID is unset and %s has no journal yet", filepath.Join(cwd, ".delta"))
+		}
+		in.journal = engine.JournalPath(cwd, in.run)
+	}
+	in.output = firstSet(c.String("output"), filepath.Join(cwd, ".delta", "context_artifacts", "memory.md"))
+	in.keep = engine.DefaultKeepRecent
+	if k := firstSet(c.String("keep-recent"), e.getenv("DELTA_MEMORY_KEEP_RECENT")); k != "" {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 {
+			return in, usagef("pass a whole number of iterations, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", k)
+		}
+		in.keep = n
+	}
+	ecfg, err := engineConfig(c, e)
+	if err != nil {
+		return in, err
+	}
+	if global(c, e, "db") == "" {
+		ecfg.DBPath = filepath.Join(cwd, ".delta", "memory.db")
+	}
+	if ecfg.ConfigFile == "" {
+		if home := firstSet(c.String("agent-home"), e.getenv("DELTA_AGENT_HOME")); home != "" {
+			if p := filepath.Join(home, "memory.yaml"); fileExists(p) {
+				ecfg.ConfigFile = p
+			}
+		}
+	}
+	in.engine = ecfg
+	return in, nil
+}
+
+// latestJournalRun names the run whose .delta/<run>/journal.jsonl was
+// written last, or "" when there is none.
+func latestJournalRun(cwd string) string {
+	paths, _ := filepath.Glob(filepath.Join(cwd, ".delta", "*", "journal.jsonl"))
+	var best string
+	var bestTime int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if t := st.ModTime().UnixNano(); best == "" || t > bestTime {
+			best, bestTime = p, t
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return filepath.Base(filepath.Dir(best))
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// syncJSON is `sync --json`.
+type syncJSON struct {
+	Run           string   `json:"run"`
+	Journal       string   `json:"journal"`
+	Output        string   `json:"output"`
+	NewEvents     int      `json:"new_events"`
+	Iterations    int      `json:"iterations"`
+	NewIterations int      `json:"new_iterations"`
+	Tokens        int      `json:"tokens"`
+	Budget        int      `json:"budget"`
+	KeepRecent    int      `json:"keep_recent"`
+	Folds         []string `json:"folds"`
+	Recalls       []string `json:"recalls"`
+}
+
+func printSync(e env, asJSON bool, in syncIn, res engine.SyncResult) error {
+	out := syncJSON{
+		Run: res.Import.Run, Journal: in.journal, Output: in.output, NewEvents: res.Import.Added,
+		Iterations: res.Import.Iterations, NewIterations: res.Import.NewIterations, KeepRecent: in.keep,
+		Folds: []string{}, Recalls: []string{},
+	}
+	if res.Context != nil {
+		out.Tokens, out.Budget = res.Context.Tokens, res.Context.Budget
+	}
+	for _, f := range res.Step.Fold.Folds {
+		out.Folds = append(out.Folds, fmt.Sprintf("L%d %d-%d (%s)", f.Level, f.First, f.Last, f.Trigger))
+	}
+	for _, r := range res.Step.Recall.Recalls {
+		out.Recalls = append(out.Recalls, fmt.Sprintf("%d-%d (%s: %s)", r.First, r.Last, r.Reason, r.Query))
+	}
+	if asJSON {
+		return writeJSON(e, out)
+	}
+	// Delta Engine ignores a generator's stdout; one line helps a human.
+	fmt.Fprintf(e.stdout, "%s: %d iterations (+%d), %d tokens of %d, %d folds, %d recalls → %s\n",
+		out.Run, out.Iterations, out.NewIterations, out.Tokens, out.Budget, len(out.Folds), len(out.Recalls), out.Output)
+	return nil
+}

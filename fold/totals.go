@@ -1,0 +1,39 @@
+package fold
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+)
+
+// Totals are a run's whole-history figures, for inspection (`show`); they
+// read every note and block of the run, so hot paths don't use them.
+type Totals struct {
+	// RawTokens is every noted iteration in full (L0).
+	RawTokens int `json:"raw_tokens"`
+	// Folds counts the blocks ever made, by trigger.
+	Folds map[string]int `json:"folds"`
+}
+
+// Totals sums the run's raw history and counts its folds by trigger.
+func (s *Store) Totals(ctx context.Context, run string) (Totals, error) {
+	t := Totals{Folds: map[string]int{}}
+	if err := s.db.Read.GetContext(ctx, &t.RawTokens, `SELECT COALESCE(SUM(l0_tokens), 0) FROM iteration_notes WHERE run_id = ?`, run); err != nil {
+		return t, fmt.Errorf("sum raw tokens: %w", sqlitedb.Classify(err))
+	}
+	rows, err := s.db.Read.QueryContext(ctx, `SELECT trigger, COUNT(*) FROM blocks WHERE run_id = ? GROUP BY trigger`, run)
+	if err != nil {
+		return t, fmt.Errorf("count folds: %w", sqlitedb.Classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var trigger string
+		var n int
+		if err := rows.Scan(&trigger, &n); err != nil {
+			return t, fmt.Errorf("count folds: %w", err)
+		}
+		t.Folds[trigger] = n
+	}
+	return t, rows.Err()
+}

@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/delta-memory/delta-memory/internal/lockfile"
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// DefaultKeepRecent is how many newest iterations sync leaves to Delta
+// Engine's own journal source (its max_iterations).
+const DefaultKeepRecent = 5
+
+// SyncOptions say what Sync reads and what it leaves out.
+type SyncOptions struct {
+	// Journal is the Delta journal.jsonl to import from.
+	Journal string
+	// RunID overrides the run id the journal names.
+	RunID string
+	// KeepRecent newest iterations are left out of Working: the agent
+	// runtime shows them itself.
+	KeepRecent int
+}
+
+// SyncResult is what one Sync did and the Markdown it made.
+type SyncResult struct {
+	Import journal.ImportResult
+	Step   Step
+	// Context is the compiled window, nil when the journal holds no
+	// events yet.
+	Context *window.Context
+	// Markdown is the text for the computed file; never empty.
+	Markdown string
+}
+
+// Sync is one call of the computed_file generator: it imports the lines
+// appended to the journal since the last call, runs the fold scheduler and
+// the recall triggers, and compiles the window without the KeepRecent
+// newest iterations. A missing or empty journal is not an error: the
+// result then holds a short Markdown note and no Context.
+//
+// Its cost follows the new lines and the window, not the run's length:
+// the import seeks to its stored cursor, and the window reads only what it
+// shows.
+func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
+	var res SyncResult
+	st, err := os.Stat(opts.Journal)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		res.Markdown = emptyMemory(fmt.Sprintf("no journal yet at %s", opts.Journal))
+		return res, nil
+	case err != nil:
+		return res, fmt.Errorf("sync: %w", err)
+	case st.IsDir():
+		return res, fmt.Errorf("sync: %s is a directory, not a journal.jsonl", opts.Journal)
+	case st.Size() == 0:
+		res.Markdown = emptyMemory(fmt.Sprintf("the journal at %s has no events yet", opts.Journal))
+		return res, nil
+	}
+	lock, err := e.exclusive(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Release()
+	res.Import, err = e.Journal.ImportFile(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta})
+	if err != nil {
+		return res, err
+	}
+	if res.Import.Run == "" || res.Import.Iterations == 0 && res.Import.LastSeq == 0 {
+		res.Markdown = emptyMemory(fmt.Sprintf("the journal at %s has no complete events yet", opts.Journal))
+		return res, nil
+	}
+	if res.Step, err = e.Update(ctx, res.Import.Run); err != nil {
+		return res, err
+	}
+	run, err := e.Journal.Run(ctx, res.Import.Run)
+	if err != nil {
+		return res, err
+	}
+	res.Context, err = e.Context(ctx, run, ContextOptions{Native: max(0, opts.KeepRecent)})
+	if err != nil {
+		return res, err
+	}
+	res.Markdown = res.Context.Markdown()
+	if res.Markdown == "" {
+		res.Markdown = emptyMemory("nothing to show yet")
+	}
+	return res, nil
+}
+
+// exclusive takes the database's process lock (memory.db.lock beside it),
+// so that two syncs of one workspace run one after the other: each sees the
+// other's folds and recalls instead of racing them. It waits as long as
+// SQLite waits for a busy writer.
+func (e *Engine) exclusive(ctx context.Context) (*lockfile.Lock, error) {
+	l, err := lockfile.Acquire(ctx, e.db.Path+".lock", sqlitedb.DefaultBusyTimeout)
+	if errors.Is(err, lockfile.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %w", sqlitedb.ErrLocked, err)
+	}
+	return l, err
+}
+
+// emptyMemory is the computed file written before there is anything to
+// fold: valid Markdown that says why it is short.
+func emptyMemory(why string) string {
+	return "## Memory\n\n_delta-memory: " + why + "._\n"
+}
+
+// JournalPath is where Delta Engine writes a run's journal in a workspace.
+func JournalPath(cwd, runID string) string {
+	return filepath.Join(cwd, ".delta", runID, "journal.jsonl")
+}

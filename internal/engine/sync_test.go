@@ -1,0 +1,102 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/window"
+)
+
+func openSyncEngine(t *testing.T) (*engine.Engine, string) {
+	t.Helper()
+	dir := t.TempDir()
+	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng, dir
+}
+
+func TestSyncWithoutJournalWritesAShortNote(t *testing.T) {
+	t.Parallel()
+	eng, dir := openSyncEngine(t)
+	ctx := context.Background()
+	path := engine.JournalPath(dir, "run-1")
+	res, err := eng.Sync(ctx, engine.SyncOptions{Journal: path})
+	if err != nil {
+		t.Fatalf("missing journal: %v", err)
+	}
+	if res.Context != nil || !strings.Contains(res.Markdown, "no journal yet") {
+		t.Fatalf("missing journal: context %v, markdown %q", res.Context, res.Markdown)
+	}
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, nil, 0o644)
+	if res, err = eng.Sync(ctx, engine.SyncOptions{Journal: path}); err != nil || !strings.Contains(res.Markdown, "no events yet") {
+		t.Fatalf("empty journal: %v, %q", err, res.Markdown)
+	}
+	// Half a line: an append in progress, nothing complete to show yet.
+	os.WriteFile(path, []byte(`{"seq":1,"timestamp":"2025-10-02T10:00:00.000Z","type":"RUN_ST`), 0o644)
+	if res, err = eng.Sync(ctx, engine.SyncOptions{Journal: path}); err != nil || res.Context != nil || !strings.Contains(res.Markdown, "no complete events") {
+		t.Fatalf("partial line: %v, %q", err, res.Markdown)
+	}
+}
+
+func TestSyncImportsOnlyNewLinesAndLeavesTheNewestToTheRuntime(t *testing.T) {
+	t.Parallel()
+	eng, dir := openSyncEngine(t)
+	ctx := context.Background()
+	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 30)}
+	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: 3}
+	fx.openJournal(t)
+	for i := 0; i < 20; i++ {
+		fx.append(t, i)
+	}
+	first, err := eng.Sync(ctx, fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Import.Iterations != 20 || first.Import.NewIterations != 20 {
+		t.Fatalf("first sync: %+v", first.Import)
+	}
+	fx.append(t, 20)
+	second, err := eng.Sync(ctx, fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Import.Resumed || second.Import.NewIterations != 1 || second.Import.Skipped != 0 {
+		t.Fatalf("second sync should read only the new lines: %+v", second.Import)
+	}
+	var working []string
+	for _, p := range second.Context.Partitions {
+		if p.Name == window.Working {
+			for _, s := range p.Sections {
+				working = append(working, s.Source)
+			}
+		}
+	}
+	for _, src := range working {
+		for _, n := range []string{"iteration:19", "iteration:20", "iteration:21"} {
+			if src == n {
+				t.Fatalf("Working shows %s, one of the 3 newest the runtime shows itself: %v", src, working)
+			}
+		}
+	}
+	if len(working) == 0 {
+		t.Fatalf("Working should still show older unfolded iterations")
+	}
+	if second.Context.Tokens > second.Context.Budget {
+		t.Fatalf("%d tokens over the budget %d", second.Context.Tokens, second.Context.Budget)
+	}
+	again, err := eng.Sync(ctx, fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Markdown != second.Markdown {
+		t.Fatalf("a sync with nothing new changed the output")
+	}
+}

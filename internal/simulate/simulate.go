@@ -1,0 +1,171 @@
+// Package simulate replays a journal iteration by iteration through the
+// same path as `delta memory sync`, and reports what the memory did at each
+// step: the window's size against the raw history, the folds and recalls
+// made, the time each sync took and how much of the window's prefix stayed
+// byte-identical. It answers "what would this do to my agent?" before the
+// agent runs with it.
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+)
+
+// Options tune Run.
+type Options struct {
+	// Workspace is the directory the replayed journal is written under
+	// (.delta/<run>/journal.jsonl), as Delta Engine's workspace.
+	Workspace string
+	// KeepRecent is sync's --keep-recent.
+	KeepRecent int
+	// OnIteration, if set, is called after each iteration's sync with what
+	// it did and the sync's own result (the window, the Markdown).
+	OnIteration func(Iteration, engine.SyncResult)
+}
+
+// Iteration is what one replayed iteration's sync did.
+type Iteration struct {
+	Iteration int `json:"iteration"`
+	// WindowTokens is the size of the sync output.
+	WindowTokens int `json:"window_tokens"`
+	// NativeTokens are the KeepRecent newest iterations in full, which the
+	// agent runtime shows beside the sync output.
+	NativeTokens int `json:"native_tokens"`
+	// RawTokens is the whole history so far in full.
+	RawTokens int      `json:"raw_tokens"`
+	Folds     []Fold   `json:"folds"`
+	Recalls   []Recall `json:"recalls"`
+	// Refreshed are earlier recalls named again, whose TTL restarted.
+	Refreshed []Recall `json:"refreshed"`
+	// SyncMS is the wall time of the sync call, in process.
+	SyncMS float64 `json:"sync_ms"`
+	// PrefixKept is the share of the previous output's bytes that start
+	// this one unchanged; 1 for the first iteration.
+	PrefixKept float64 `json:"prefix_kept"`
+}
+
+// Fold is a fold made by the scheduler.
+type Fold struct {
+	Block   string `json:"block"`
+	Level   int    `json:"level"`
+	First   int    `json:"first"`
+	Last    int    `json:"last"`
+	Trigger string `json:"trigger"`
+}
+
+// Recall is a recall made or refreshed by the triggers.
+type Recall struct {
+	ID     int    `json:"id"`
+	First  int    `json:"first"`
+	Last   int    `json:"last"`
+	Reason string `json:"reason"`
+	Query  string `json:"query"`
+}
+
+// Run replays src through eng.Sync, one chunk at a time, and returns the
+// report. The journal file is written under opts.Workspace; eng should be
+// open on a database no other run of the same id lives in.
+func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*Report, error) {
+	path := engine.JournalPath(opts.Workspace, src.Run)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	defer f.Close()
+	rep := &Report{Run: src.Run, Budget: eng.Config.Budget, KeepRecent: opts.KeepRecent, Format: src.Format}
+	var prev string
+	raw := 0
+	seen := map[int]bool{} // recall ids made so far
+	for i, chunk := range src.Chunks {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		if _, err := f.Write(chunk); err != nil {
+			return rep, fmt.Errorf("simulate: append iteration %d: %w", i+1, err)
+		}
+		start := time.Now()
+		res, err := eng.Sync(ctx, engine.SyncOptions{Journal: path, RunID: src.Run, KeepRecent: opts.KeepRecent})
+		took := time.Since(start)
+		if err != nil {
+			return rep, fmt.Errorf("simulate: iteration %d: %w", i+1, err)
+		}
+		it := Iteration{Iteration: res.Import.Iterations, SyncMS: float64(took.Microseconds()) / 1000, Folds: []Fold{}, Recalls: []Recall{}, Refreshed: []Recall{}}
+		if res.Context != nil {
+			it.WindowTokens = res.Context.Tokens
+		}
+		added, native, err := rawTokens(ctx, eng, src.Run, res.Import.Iterations, res.Import.NewIterations, opts.KeepRecent)
+		if err != nil {
+			return rep, err
+		}
+		raw += added
+		it.RawTokens, it.NativeTokens = raw, native
+		for _, fe := range res.Step.Fold.Folds {
+			it.Folds = append(it.Folds, Fold{Block: fe.Block, Level: fe.Level, First: fe.First, Last: fe.Last, Trigger: fe.Trigger})
+		}
+		for _, r := range res.Step.Recall.Recalls {
+			rc := Recall{ID: r.ID, First: r.First, Last: r.Last, Reason: r.Reason, Query: r.Query}
+			if seen[r.ID] {
+				// Made earlier and named again: its TTL was refreshed.
+				it.Refreshed = append(it.Refreshed, rc)
+				continue
+			}
+			seen[r.ID] = true
+			it.Recalls = append(it.Recalls, rc)
+		}
+		it.PrefixKept = 1
+		if i > 0 {
+			it.PrefixKept = prefixShare(prev, res.Markdown)
+		}
+		prev = res.Markdown
+		rep.add(it)
+		if opts.OnIteration != nil {
+			opts.OnIteration(it, res)
+		}
+	}
+	rep.finish()
+	return rep, nil
+}
+
+// rawTokens returns the full-text tokens of the iterations the sync added,
+// and of the keep newest iterations.
+func rawTokens(ctx context.Context, eng *engine.Engine, run string, last, added, keep int) (int, int, error) {
+	if last == 0 {
+		return 0, 0, nil
+	}
+	from := max(1, min(last-added+1, last-keep+1))
+	notes, err := eng.Fold.Notes(ctx, run, from, last)
+	if err != nil {
+		return 0, 0, fmt.Errorf("simulate: read iterations %d-%d: %w", from, last, err)
+	}
+	var sum, native int
+	for _, n := range notes {
+		if n.Number > last-added {
+			sum += n.L0Tokens
+		}
+		if n.Number > last-keep {
+			native += n.L0Tokens
+		}
+	}
+	return sum, native, nil
+}
+
+// prefixShare is the share of prev's bytes that cur starts with.
+func prefixShare(prev, cur string) float64 {
+	if prev == "" {
+		return 1
+	}
+	n := min(len(prev), len(cur))
+	i := 0
+	for i < n && prev[i] == cur[i] {
+		i++
+	}
+	return float64(i) / float64(len(prev))
+}
