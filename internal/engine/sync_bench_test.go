@@ -24,17 +24,20 @@ const syncHeadroom = 400
 // as a whole (start-up included) is timed by BenchmarkSyncProcess in
 // cmd/delta.
 func BenchmarkSync(b *testing.B) {
+	parent := b
+	syncFixtures = map[int]*syncFixture{} // the last run's are gone with its temp dir
 	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
-			if b.N > syncHeadroom {
-				b.Fatalf("at most %d iterations past the fixture: use -benchtime %dx", syncHeadroom, syncHeadroom)
+			fx := sharedSyncFixture(parent, n)
+			if fx.next+b.N > len(fx.chunks) {
+				b.Fatalf("at most %d iterations past the fixture: use -benchtime %dx", syncHeadroom-1, syncHeadroom-1)
 			}
-			fx := newSyncFixture(b, n)
 			b.ReportAllocs()
 			times := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				fx.append(b, n+i)
+				fx.append(b, fx.next)
+				fx.next++
 				start := time.Now()
 				if _, err := fx.eng.Sync(fx.ctx, fx.opts); err != nil {
 					b.Fatal(err)
@@ -49,6 +52,21 @@ func BenchmarkSync(b *testing.B) {
 	}
 }
 
+// syncFixtures are built once per size and shared by a sub-benchmark's
+// runs (the testing package runs each once with b.N = 1 first), each run
+// going on from where the previous one stopped. They live in the parent
+// benchmark's temp dir, which outlasts the sub-benchmarks.
+var syncFixtures = map[int]*syncFixture{}
+
+func sharedSyncFixture(b *testing.B, n int) *syncFixture {
+	if fx, ok := syncFixtures[n]; ok {
+		return fx
+	}
+	fx := newSyncFixture(b, n)
+	syncFixtures[n] = fx
+	return fx
+}
+
 // syncFixture is a workspace whose journal holds a generated run up to
 // some iteration, synced once, with the rest of the run held back.
 type syncFixture struct {
@@ -57,6 +75,8 @@ type syncFixture struct {
 	opts   engine.SyncOptions
 	chunks [][]byte
 	f      *os.File
+	// next is the index of the next chunk to append.
+	next int
 }
 
 func newSyncFixture(tb testing.TB, n int) *syncFixture {
@@ -74,7 +94,7 @@ func newSyncFixture(tb testing.TB, n int) *syncFixture {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { eng.Close() })
-	fx.eng = eng
+	fx.eng, fx.next = eng, n
 	start := time.Now()
 	if _, err := eng.Sync(ctx, fx.opts); err != nil {
 		tb.Fatal(err)
