@@ -3,6 +3,7 @@ package visualize_test
 import (
 	"context"
 	"flag"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,9 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/visualize"
+	"github.com/delta-memory/delta-memory/journal"
 )
 
 // screenshot copies the browser test's screenshot to a file, to look at
@@ -141,7 +144,30 @@ func TestPageInBrowser(t *testing.T) {
 		}
 	}
 
-	// A marker message ends the console: everything before it is the page's.
+	consoleClean(t, ctx, messages)
+
+	// A run with nothing to show yet draws its empty states without errors.
+	messages = chromedp.Console(ctx)
+	emptyPath := filepath.Join(dir, "empty.html")
+	if err := os.WriteFile(emptyPath, emptyPage(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+emptyPath), chromedp.WaitVisible(chromedp.CSS("#tree li"))); err != nil {
+		t.Fatalf("load the empty page: %v", err)
+	}
+	consoleClean(t, ctx, messages)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialogs) > 0 {
+		t.Errorf("journal text ran as script: dialogs %q", dialogs)
+	}
+}
+
+// consoleClean fails the test for each error, warning or uncaught exception
+// in messages, up to a marker message it writes last.
+func consoleClean(t *testing.T, ctx context.Context, messages iter.Seq2[chromedp.ConsoleMessage, error]) {
+	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`console.log("visualize-test-end")`)); err != nil {
 		t.Fatal(err)
 	}
@@ -150,15 +176,42 @@ func TestPageInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m.Text == "visualize-test-end" {
-			break
+			return
 		}
 		if m.IsException() || m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning {
 			t.Errorf("console %s (%s:%d)", m, m.URL, m.Line+1)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(dialogs) > 0 {
-		t.Errorf("journal text ran as script: dialogs %q", dialogs)
+}
+
+// emptyPage renders a run that has a task and no iteration yet.
+func emptyPage(t *testing.T) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	j := filepath.Join(dir, "journal.jsonl")
+	if err := os.WriteFile(j, []byte(`{"seq":1,"timestamp":"2025-10-02T10:00:00.000Z","type":"RUN_START","payload":{"run_id":"fresh","task":"just started"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	eng, err := engine.Open(t.Context(), engine.Config{DBPath: filepath.Join(dir, "memory.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	res, _, err := eng.Import(t.Context(), j, journal.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := eng.Journal.Run(t.Context(), res.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := visualize.Gather(t.Context(), eng, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := visualize.HTML(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return html
 }
