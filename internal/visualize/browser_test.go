@@ -201,17 +201,6 @@ func emptyPage(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := eng.Journal.Run(t.Context(), res.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := visualize.Gather(t.Context(), eng, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html, err := visualize.HTML(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, html := render(t, eng, res.Run)
 	return html
 }

@@ -100,6 +100,24 @@ func build() (*fixture, error) {
 	return f, err
 }
 
+// render gathers the page's data of a run and renders it.
+func render(t *testing.T, eng *engine.Engine, runID string) (*visualize.Data, []byte) {
+	t.Helper()
+	run, err := eng.Journal.Run(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := visualize.Gather(t.Context(), eng, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := visualize.HTML(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, html
+}
+
 // poison puts hostile text at the start of every 40th thought and of the
 // last one, so that it reaches block titles and summaries and the Working
 // partition.

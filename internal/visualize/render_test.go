@@ -30,14 +30,7 @@ func TestPageSelfContained(t *testing.T) {
 
 func TestPageDeterministic(t *testing.T) {
 	f := setup(t)
-	again, err := visualize.Gather(t.Context(), f.eng, f.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html, err := visualize.HTML(again)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, html := render(t, f.eng, f.run.ID)
 	if !bytes.Equal(html, f.html) {
 		t.Fatal("two renders of the same state differ")
 	}
