@@ -3,7 +3,7 @@
 // Journal text is untrusted: it only ever reaches the page as text nodes.
 (function () {
   var data = JSON.parse(document.getElementById("memory-data").textContent);
-  var blocks = {};
+  var blocks = Object.create(null); // no inherited keys: ids come from the data and the URL
   data.blocks.forEach(function (b) { blocks[b.id] = b; });
   var SHADES = ["L0", "L1", "L2", "L3", "L4", "pinned", "recalled"];
   var SHADE_TEXT = {
@@ -16,8 +16,8 @@
   };
   var REASON_TEXT = { explicit: "explicit", implicit: "implicit", error: "error" };
   var selected = null;
-  var nodes = {};      // block id -> tree row button
-  var items = {};      // block id -> tree <li>
+  var nodes = Object.create(null); // block id -> tree row button
+  var items = Object.create(null); // block id -> tree <li>
   var tracks = [];     // timeline rows: {el, first, last}
   var perRow = 1;
 
@@ -319,6 +319,8 @@
   windowView();
   recallsView();
   bookmarksView();
-  var want = /^#block=(.+)$/.exec(location.hash);
-  if (want && blocks[decodeURIComponent(want[1])]) select(decodeURIComponent(want[1]), true);
+  // #block=ID opens a block, so that a link can point at one.
+  var want = /^#block=(.+)$/.exec(location.hash), id = null;
+  try { id = want && decodeURIComponent(want[1]); } catch (e) { id = null; }
+  if (id && blocks[id]) select(id, true);
 })();
