@@ -115,6 +115,7 @@ Examples:
 				demoCommand(e),
 				reindexCommand(e),
 				toolsCommand(e),
+				visualizeCommand(e),
 			},
 		}},
 	}
