@@ -98,6 +98,12 @@ func writeAtomic(path string, data []byte) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// CreateTemp makes the file private (0600); the output is meant to be
+	// read by the agent's runtime and the user, like any file they write.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

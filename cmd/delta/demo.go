@@ -150,7 +150,12 @@ func runDemo(c *cli.Context, e env, keep int) error {
 		fmt.Fprintf(w, "   %s\n", l)
 	}
 
-	fmt.Fprintf(w, "\n%s\n", p.bold("6. look around"))
+	page := filepath.Join(dir, "memory.html")
+	if _, _, err := writePage(c, eng, run, page); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s file://%s\n", p.bold("6. the HTML view:"), page)
+	fmt.Fprintf(w, "   the timeline, the block tree (click a block for its summary), the partitions and the recalls; then look around:\n")
 	fmt.Fprintf(w, "   delta memory show --db %s\n", ecfg.DBPath)
 	fmt.Fprintf(w, "   delta memory retrieve --db %s --keyword LEASE_TTL_S\n", ecfg.DBPath)
 	fmt.Fprintf(w, "   delta memory context --db %s --budget 4000\n", ecfg.DBPath)

@@ -20,7 +20,7 @@ func TestDemoRunsTheWholePipelineOffline(t *testing.T) {
 	}
 	for _, want := range []string{"1. import", "400 iterations", "L3 milestone chapter", "2. folds", "blocks shown",
 		"3. recall", "an action failed on", "sync brought back iterations", "4. the window", "partitions",
-		"5. savings", "raw history", "% smaller", "6. look around"} {
+		"5. savings", "raw history", "% smaller", "6. the HTML view:", "memory.html", "delta memory show --db"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
@@ -31,6 +31,9 @@ func TestDemoRunsTheWholePipelineOffline(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, ".delta", "context_artifacts", "memory.md"))
 	if err != nil || !strings.Contains(string(md), "## ") {
 		t.Fatalf("the demo's memory.md: %v %.100q", err, md)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "memory.html")); err != nil || !strings.Contains(string(page), "synth-400") {
+		t.Fatalf("the demo's HTML view: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".delta", "memory.db")); err != nil {
 		t.Fatalf("the demo's database should stay for show and retrieve: %v", err)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/visualize"
+	"github.com/delta-memory/delta-memory/journal"
 )
 
 func visualizeCommand(e env) *cli.Command {
@@ -41,30 +43,40 @@ Examples:
 				return err
 			}
 			defer eng.Close()
-			d, err := visualize.Gather(c.Context, eng, run)
+			d, size, err := writePage(c, eng, run, out)
 			if err != nil {
 				return err
-			}
-			var page bytes.Buffer
-			if err := visualize.Render(&page, d); err != nil {
-				return fmt.Errorf("render the page: %w", err)
-			}
-			if err := writeAtomic(out, page.Bytes()); err != nil {
-				return withHint(err, "check the --output path")
 			}
 			if abs, err := filepath.Abs(out); err == nil {
 				out = abs
 			}
 			if c.Bool("json") {
-				return writeJSON(e, map[string]any{"output": out, "iterations": run.Iterations, "blocks": len(d.Blocks), "bytes": page.Len()})
+				return writeJSON(e, map[string]any{"output": out, "iterations": run.Iterations, "blocks": len(d.Blocks), "bytes": size})
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: run %s, %d iterations, %d blocks, %s\n", out, run.ID, run.Iterations, len(d.Blocks), pageSize(page.Len()))
+			fmt.Fprintf(e.stdout, "wrote %s: run %s, %d iterations, %d blocks, %s\n", out, run.ID, run.Iterations, len(d.Blocks), pageSize(size))
 			return nil
 		},
 	})
 }
 
 // pageSize says n bytes in the largest fitting unit.
+// writePage renders the run's HTML view to out, atomically, and returns
+// what it showed and the page's size in bytes.
+func writePage(c *cli.Context, eng *engine.Engine, run journal.Run, out string) (*visualize.Data, int, error) {
+	d, err := visualize.Gather(c.Context, eng, run)
+	if err != nil {
+		return nil, 0, err
+	}
+	var page bytes.Buffer
+	if err := visualize.Render(&page, d); err != nil {
+		return nil, 0, fmt.Errorf("render the page: %w", err)
+	}
+	if err := writeAtomic(out, page.Bytes()); err != nil {
+		return nil, 0, withHint(err, "check the --output path")
+	}
+	return d, page.Len(), nil
+}
+
 func pageSize(n int) string {
 	switch {
 	case n >= 1<<20:
