@@ -2,10 +2,8 @@ package scoring
 
 import (
 	"fmt"
+	"iter"
 	"strings"
-	"sync"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // Tokenizer counts tokens the way a model's BPE vocabulary does.
@@ -21,70 +19,75 @@ type Tokenizer interface {
 // model families.
 const DefaultEncoding = "o200k_base"
 
-// bpeTokenizer adapts a tiktoken-go codec to Tokenizer. The codec is never
-// reconfigured after construction, so it is safe for concurrent use.
+// bpeTokenizer counts tokens with an embedded vocabulary and its encoding's
+// pre-tokenizer. It holds no mutable state, so it is safe for concurrent use.
 type bpeTokenizer struct {
 	name  string
-	codec tokenizer.Codec
+	vocab vocabulary
+	// piece returns the end of the piece starting at s[i], or -1 if the
+	// split pattern matches nothing there.
+	piece func(s string, i int) int
 }
 
-// encodingLoaders build each supported encoding at most once per process.
-// The map itself is never written after initialisation.
-var encodingLoaders = map[string]func() *bpeTokenizer{
-	"o200k_base":  sync.OnceValue(func() *bpeTokenizer { return load(tokenizer.O200kBase) }),
-	"cl100k_base": sync.OnceValue(func() *bpeTokenizer { return load(tokenizer.Cl100kBase) }),
-}
+// The supported encodings. Building each reads its vocabulary header only.
+var (
+	o200kBase  = &bpeTokenizer{name: "o200k_base", vocab: mustVocabulary(o200kBaseData), piece: o200kPiece}
+	cl100kBase = &bpeTokenizer{name: "cl100k_base", vocab: mustVocabulary(cl100kBaseData), piece: cl100kPiece}
+)
 
-// acceptedEncodings lists the keys of encodingLoaders, sorted, for errors.
+// acceptedEncodings lists the supported encoding names, sorted, for errors.
 var acceptedEncodings = []string{"cl100k_base", "o200k_base"}
-
-// load builds a tokenizer for a built-in encoding. tokenizer.Get only fails
-// for unknown encodings, and both encodings offered here are built in.
-func load(enc tokenizer.Encoding) *bpeTokenizer {
-	c, err := tokenizer.Get(enc)
-	if err != nil {
-		panic(fmt.Sprintf("scoring: built-in encoding %s: %v", enc, err))
-	}
-	return &bpeTokenizer{name: string(enc), codec: c}
-}
 
 // NewTokenizer returns a BPE tokenizer for an encoding name: "o200k_base"
 // (the default when name is "") or "cl100k_base". Names are matched
 // case-insensitively after trimming spaces; any other name is an error that
 // lists the accepted ones.
 //
-// The vocabularies are embedded in the binary, so this works offline. Loading
-// an encoding takes tens of milliseconds, so each is loaded at most once per
-// process: every call for the same encoding returns the same Tokenizer, which
-// is safe for concurrent use.
+// The vocabularies are embedded in the binary in a form that is searched in
+// place, so this works offline and costs nothing at start-up. Every call for
+// the same encoding returns the same Tokenizer, which is safe for concurrent
+// use. Counts equal those of tiktoken-go v0.10.0, quirks included.
 func NewTokenizer(name string) (Tokenizer, error) {
-	key := strings.ToLower(strings.TrimSpace(name))
-	if key == "" {
-		key = DefaultEncoding
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", DefaultEncoding:
+		return o200kBase, nil
+	case "cl100k_base":
+		return cl100kBase, nil
 	}
-	get, ok := encodingLoaders[key]
-	if !ok {
-		return nil, fmt.Errorf("scoring: unknown token encoding %q (accepted: %s)",
-			name, strings.Join(acceptedEncodings, ", "))
-	}
-	return get(), nil
+	return nil, fmt.Errorf("scoring: unknown token encoding %q (accepted: %s)",
+		name, strings.Join(acceptedEncodings, ", "))
 }
 
-// Count returns the number of tokens of the encoding of s, exactly the
-// length of the codec's Encode(s). Special-token text such as
-// "<|endoftext|>" is counted as ordinary text, as when a model reads it from
-// a tool output. If the codec ever failed internally (it cannot with the
-// settings used here) Count falls back to a conservative estimate of one token
-// per three bytes rather than reporting zero.
+// Count returns the number of tokens s encodes to. Special-token text such
+// as "<|endoftext|>" is counted as ordinary text, as when a model reads it
+// from a tool output.
 func (t *bpeTokenizer) Count(s string) int {
-	if s == "" {
-		return 0
-	}
-	n, err := t.codec.Count(s)
-	if err != nil {
-		return (len(s) + 2) / 3
+	n := 0
+	for piece := range t.pieces(s) {
+		n += t.vocab.countPiece(piece)
 	}
 	return n
+}
+
+// pieces yields the pre-tokenized pieces of s. Bytes that are not valid
+// UTF-8 read as U+FFFD; a rune the split pattern does not match (DEL) is
+// skipped.
+func (t *bpeTokenizer) pieces(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		s := runeText(s)
+		for i := 0; i < len(s); {
+			end := t.piece(s, i)
+			if end < 0 {
+				_, n := classAt(s, i)
+				i += n
+				continue
+			}
+			if !yield(s[i:end]) {
+				return
+			}
+			i = end
+		}
+	}
 }
 
 // Name returns the encoding name, such as "o200k_base".

@@ -50,7 +50,7 @@ func TestTokenizerCountMatchesEncode(t *testing.T) {
 	}
 	for _, enc := range acceptedEncodings {
 		tk := mustTokenizer(t, enc)
-		codec := tk.(*bpeTokenizer).codec
+		codec := mustReference(t, enc).codec
 		for _, s := range texts {
 			ids, _, err := codec.Encode(s)
 			if err != nil {
@@ -102,16 +102,13 @@ func TestNewTokenizerNames(t *testing.T) {
 	}
 }
 
-func TestNewTokenizerLoadsOnce(t *testing.T) {
+func TestNewTokenizerSameInstance(t *testing.T) {
 	t.Parallel()
 	a := mustTokenizer(t, "")
 	b := mustTokenizer(t, "o200k_base")
 	c := mustTokenizer(t, "cl100k_base")
 	if a != b {
 		t.Error(`NewTokenizer("") and NewTokenizer("o200k_base") returned different tokenizers`)
-	}
-	if a.(*bpeTokenizer).codec != b.(*bpeTokenizer).codec {
-		t.Error("the o200k_base codec was built twice")
 	}
 	if a == c {
 		t.Error("o200k_base and cl100k_base share a tokenizer")
