@@ -2,9 +2,9 @@
 // to decide what an agent's journal is about and what is worth keeping.
 //
 // Everything here is a deterministic function of its arguments: no I/O, no
-// clocks, no randomness, and no mutable package state. The only lazily built
-// state is the read-only BPE vocabulary behind [NewTokenizer], loaded at most
-// once per process per encoding.
+// clocks, no randomness, and no mutable package state. The BPE vocabularies
+// behind [NewTokenizer] are embedded hash tables read in place, so a new
+// process counts tokens without building anything first.
 //
 // The package is organised by responsibility:
 //
