@@ -38,7 +38,7 @@ func BenchmarkSyncProcess(b *testing.B) {
 	fixtures := map[int]*fixture{}
 	for _, n := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
-			const headroom = 300
+			const headroom = 1200
 			fx := fixtures[n]
 			if fx == nil {
 				ws, chunks := syncWorkspace(parent, n, headroom)
