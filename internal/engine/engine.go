@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
@@ -42,6 +43,10 @@ type Config struct {
 	Warn func(string)
 	// LLM chooses and configures the summarizer.
 	LLM LLMConfig
+	// LockWait is how long Sync and Import wait for another process's
+	// sync or import of the same database; 0 means
+	// sqlitedb.DefaultBusyTimeout, as long as SQLite waits for a writer.
+	LockWait time.Duration
 }
 
 // Engine is an open delta-memory database and what works on it.
@@ -57,7 +62,8 @@ type Engine struct {
 	// first use.
 	Recall *recall.Recaller
 
-	l0 l0Cache
+	l0       l0Cache
+	lockWait time.Duration
 	// LLMSettings are the summarizer settings in force; LLM is the LLM
 	// summarizer, nil when the extractive one is used.
 	LLMSettings LLMSettings
@@ -119,7 +125,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg, LLMSettings: ls}
+	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg, LLMSettings: ls, lockWait: cfg.LockWait}
+	if e.lockWait <= 0 {
+		e.lockWait = sqlitedb.DefaultBusyTimeout
+	}
 	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: tok, Summarizer: fold.Extractive{}, Config: fcfg}
 	if ls.Summarizer == SummarizerLLM {
 		e.LLM = newLLM(ls, cfg.LLM, tok)

@@ -97,10 +97,10 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 
 // exclusive takes the database's process lock (memory.db.lock beside it),
 // so that two syncs of one workspace run one after the other: each sees the
-// other's folds and recalls instead of racing them. It waits as long as
-// SQLite waits for a busy writer.
+// other's folds and recalls instead of racing them. It waits up to
+// Config.LockWait, then fails with sqlitedb.ErrLocked.
 func (e *Engine) exclusive(ctx context.Context) (*lockfile.Lock, error) {
-	l, err := lockfile.Acquire(ctx, e.db.Path+".lock", sqlitedb.DefaultBusyTimeout)
+	l, err := lockfile.Acquire(ctx, e.db.Path+".lock", e.lockWait)
 	if errors.Is(err, lockfile.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %w", sqlitedb.ErrLocked, err)
 	}

@@ -2,12 +2,16 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/lockfile"
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/window"
 )
 
@@ -98,5 +102,35 @@ func TestSyncImportsOnlyNewLinesAndLeavesTheNewestToTheRuntime(t *testing.T) {
 	}
 	if again.Markdown != second.Markdown {
 		t.Fatalf("a sync with nothing new changed the output")
+	}
+}
+
+func TestSyncWaitsForAnotherSyncThenFailsClearly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, ".delta", "memory.db")
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Config{DBPath: db, LockWait: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 3)}
+	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench")}
+	fx.openJournal(t)
+	fx.append(t, 0)
+	// Another process is syncing: it holds the lock beside the database.
+	held, err := lockfile.Acquire(ctx, db+".lock", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Sync(ctx, fx.opts)
+	if !errors.Is(err, sqlitedb.ErrLocked) || !strings.Contains(err.Error(), "memory.db.lock") {
+		t.Fatalf("sync while another holds the lock: %v, want ErrLocked naming the lock file", err)
+	}
+	held.Release()
+	res, err := eng.Sync(ctx, fx.opts)
+	if err != nil || res.Import.Iterations != 1 {
+		t.Fatalf("sync after the other finished: %v, %+v", err, res.Import)
 	}
 }
