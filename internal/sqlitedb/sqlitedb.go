@@ -5,6 +5,7 @@ package sqlitedb
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -14,7 +15,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	_ "modernc.org/sqlite" // the driver; stmtcache.go wraps its connector
 )
 
 // DefaultBusyTimeout is how long a connection waits for another process's
@@ -56,7 +57,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if busy <= 0 {
 		busy = DefaultBusyTimeout
 	}
-	w, err := sqlx.Open("sqlite", dsn(path, busy, true))
+	w, err := openPool(dsn(path, busy, true))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -75,7 +76,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sqlx.Open("sqlite", dsn(path, busy, false))
+	r, err := openPool(dsn(path, busy, false))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -84,6 +85,16 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxIdleConns(4)
 	db.Read = r
 	return db, nil
+}
+
+// openPool opens a connection pool whose connections keep their
+// statements prepared (see stmtcache.go).
+func openPool(dsn string) (*sqlx.DB, error) {
+	c, err := newCachingConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sqlx.NewDb(sql.OpenDB(c), "sqlite"), nil
 }
 
 // dsn builds the modernc.org/sqlite DSN. Pragmas go in the DSN so that every
