@@ -18,6 +18,9 @@ type Query struct {
 	Limit int
 	// DryRun finds and ranks without recording a recall.
 	DryRun bool
+	// Visible keeps the hits shown in full already, which a recall skips;
+	// with DryRun it ranks the whole run, as an evaluation needs.
+	Visible bool
 }
 
 // Text returns the query as one line, as recorded.
@@ -62,12 +65,14 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		if contains(picked, h.First, h.Last) {
 			continue
 		}
-		full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
-		if err != nil {
-			return nil, err
-		}
-		if full == h.Last-h.First+1 {
-			continue // already visible in full
+		if !q.Visible {
+			full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
+			if err != nil {
+				return nil, err
+			}
+			if full == h.Last-h.First+1 {
+				continue // already visible in full
+			}
 		}
 		picked = append(picked, Recall{First: h.First, Last: h.Last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score})
 	}
