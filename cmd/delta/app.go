@@ -112,6 +112,7 @@ Examples:
 				retrieveCommand(e),
 				reindexCommand(e),
 				toolsCommand(e),
+				evalCommand(e),
 			},
 		}},
 	}
