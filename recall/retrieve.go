@@ -62,7 +62,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		if len(picked) == q.Limit {
 			break
 		}
-		if contains(picked, h.First, h.Last) {
+		if overlaps(picked, h.First, h.Last) {
 			continue
 		}
 		if !q.Visible {
@@ -108,6 +108,17 @@ var ErrEmptyQuery = fmt.Errorf("empty recall query")
 // contains reports whether a recall in rs holds first..last.
 func contains(rs []Recall, first, last int) bool {
 	return coveredBy(rs, Recall{First: first, Last: last}) >= 0
+}
+
+// overlaps reports whether a recall in rs shares an iteration with
+// first..last.
+func overlaps(rs []Recall, first, last int) bool {
+	for _, r := range rs {
+		if r.First <= last && first <= r.Last {
+			return true
+		}
+	}
+	return false
 }
 
 // touch counts an access to the blocks covering each recall.
