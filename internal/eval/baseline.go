@@ -7,6 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/delta-memory/delta-memory/scoring"
@@ -107,7 +108,9 @@ func newBM25Index(d *Dialogue) (*bm25Index, error) {
 	m := bleve.NewIndexMapping()
 	m.ScoringModel = bindex.BM25Scoring
 	m.DefaultAnalyzer = en.AnalyzerName
-	ix, err := bleve.NewMemOnly(m)
+	// In memory (no path), and scorch: bleve scores BM25 on scorch only;
+	// its default in-memory index falls back to TF-IDF.
+	ix, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("bm25-turns baseline index: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/delta-memory/delta-memory/scoring"
 )
 
@@ -68,5 +70,25 @@ func TestPresent(t *testing.T) {
 	text := "## Working\nThought: [D1:1] Ana (May): one two three\n\n[iter 2] thought: [D1:2] Ben (May): fo…"
 	if n := d.present(text, []int{0, 1}); n != 1 {
 		t.Errorf("present = %d, want 1: the first line is there with other white space, the second only cut", n)
+	}
+}
+
+// TestBM25BaselineScoresBM25 guards against bleve's silent fallback to
+// TF-IDF on indexes that cannot give BM25 its statistics.
+func TestBM25BaselineScoresBM25(t *testing.T) {
+	t.Parallel()
+	bm, err := newBM25Index(testDialogue("we sailed the red canoe", "the weather was fine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bm.close()
+	q := bleve.NewMatchQuery("canoe")
+	q.SetField("text")
+	res, err := bm.ix.Search(bleve.NewSearchRequestOptions(q, 1, 0, true))
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("search: %v, %d hits", err, len(res.Hits))
+	}
+	if expl := res.Hits[0].Expl.String(); !strings.Contains(expl, "bm25") {
+		t.Errorf("the baseline does not score with BM25:\n%s", expl)
 	}
 }
