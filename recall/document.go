@@ -43,7 +43,12 @@ type document struct {
 func (d *document) fields() map[string]any {
 	f := map[string]any{
 		fieldRun: d.run, fieldKind: d.kind, fieldFirst: float64(d.first), fieldLast: float64(d.last),
-		fieldLevel: float64(d.level), fieldImportance: d.importance, fieldText: d.text,
+		fieldLevel: float64(d.level), fieldImportance: d.importance,
+	}
+	if d.kind == KindBlock {
+		f[fieldSummary] = d.text
+	} else {
+		f[fieldText] = d.text
 	}
 	if d.failed {
 		f[fieldFailed] = "1"

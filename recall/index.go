@@ -42,6 +42,14 @@ func config() map[string]any {
 // one SQLite's positions describe, and it is refilled.
 var generationKey = []byte("delta-memory/generation")
 
+// schemaKey names, in bleve's internal store, the version of the mapping
+// and documents the index was built with; an index of another version is
+// rebuilt. Bump indexSchema when either changes.
+var schemaKey = []byte("delta-memory/schema")
+
+// indexSchema 2: block text in its own field (fieldSummary).
+const indexSchema = "2"
+
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {
 	path       string
@@ -60,14 +68,23 @@ func openIndex(path string) (ix *index, note string, err error) {
 	bi, err := bleve.OpenUsing(path, config())
 	if err == nil {
 		gen, gerr := bi.GetInternal(generationKey)
-		if gerr == nil && len(gen) > 0 {
+		schema, serr := bi.GetInternal(schemaKey)
+		if gerr == nil && len(gen) > 0 && serr == nil && string(schema) == indexSchema {
 			return &index{path: path, bi: bi, generation: string(gen)}, "", nil
 		}
 		bi.Close()
-		if gerr == nil {
-			gerr = errors.New("no generation recorded")
+		switch {
+		case gerr != nil:
+			err = gerr
+		case len(gen) == 0:
+			err = errors.New("no generation recorded")
+		case serr != nil:
+			err = serr
+		case len(schema) == 0:
+			err = errors.New("written by an older delta-memory")
+		default:
+			err = fmt.Errorf("written for index schema %s, this delta-memory uses %s", schema, indexSchema)
 		}
-		err = gerr
 	}
 	if isLockTimeout(err) {
 		return nil, "", fmt.Errorf("%w (%s): wait for it to finish, or stop the other delta memory process", ErrIndexLocked, path)
@@ -103,9 +120,11 @@ func createIndex(path string) (*index, error) {
 		return nil, err
 	}
 	gen := hex.EncodeToString(b[:])
-	if err := bi.SetInternal(generationKey, []byte(gen)); err != nil {
-		bi.Close()
-		return nil, fmt.Errorf("create recall index %s: %w", path, err)
+	for _, kv := range [][2][]byte{{generationKey, []byte(gen)}, {schemaKey, []byte(indexSchema)}} {
+		if err := bi.SetInternal(kv[0], kv[1]); err != nil {
+			bi.Close()
+			return nil, fmt.Errorf("create recall index %s: %w", path, err)
+		}
 	}
 	return &index{path: path, bi: bi, generation: gen}, nil
 }

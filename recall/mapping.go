@@ -22,6 +22,10 @@ const (
 	// fieldText is prose and code, analysed as English words: stop words
 	// dropped, stems kept, so "retried" finds "retry".
 	fieldText = "text"
+	// fieldSummary is a block's text, analysed as fieldText. It is a field
+	// of its own so that summaries, which repeat a range's salient words,
+	// do not lower those words' weight in the iterations' text.
+	fieldSummary = "summary"
 	// fieldIDs holds entities whole and lower-cased (data/cache_3d5a4.json,
 	// retry_budget, v8.20-1c1), for exact matches that word analysis
 	// would split apart.
@@ -92,6 +96,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(fieldImportance, num(true))
 	doc.AddFieldMappingsAt(fieldFailed, kw(true))
 	doc.AddFieldMappingsAt(fieldText, text(en.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldSummary, text(en.AnalyzerName))
 	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldActs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldChanged, text(analyzerID))

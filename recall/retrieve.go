@@ -18,6 +18,9 @@ type Query struct {
 	Limit int
 	// DryRun finds and ranks without recording a recall.
 	DryRun bool
+	// Visible keeps the hits shown in full already, which a recall skips;
+	// with DryRun it ranks the whole run, as an evaluation needs.
+	Visible bool
 }
 
 // Text returns the query as one line, as recorded.
@@ -59,15 +62,17 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		if len(picked) == q.Limit {
 			break
 		}
-		if contains(picked, h.First, h.Last) {
+		if overlaps(picked, h.First, h.Last) {
 			continue
 		}
-		full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
-		if err != nil {
-			return nil, err
-		}
-		if full == h.Last-h.First+1 {
-			continue // already visible in full
+		if !q.Visible {
+			full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
+			if err != nil {
+				return nil, err
+			}
+			if full == h.Last-h.First+1 {
+				continue // already visible in full
+			}
 		}
 		picked = append(picked, Recall{First: h.First, Last: h.Last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score})
 	}
@@ -103,6 +108,17 @@ var ErrEmptyQuery = fmt.Errorf("empty recall query")
 // contains reports whether a recall in rs holds first..last.
 func contains(rs []Recall, first, last int) bool {
 	return coveredBy(rs, Recall{First: first, Last: last}) >= 0
+}
+
+// overlaps reports whether a recall in rs shares an iteration with
+// first..last.
+func overlaps(rs []Recall, first, last int) bool {
+	for _, r := range rs {
+		if r.First <= last && first <= r.Last {
+			return true
+		}
+	}
+	return false
 }
 
 // touch counts an access to the blocks covering each recall.

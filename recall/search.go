@@ -48,9 +48,11 @@ const idBoost = 4
 func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 	var should []query.Query
 	if l.words != "" {
-		mq := bleve.NewMatchQuery(l.words)
-		mq.SetField(fieldText)
-		should = append(should, mq)
+		for _, f := range []string{fieldText, fieldSummary} {
+			mq := bleve.NewMatchQuery(l.words)
+			mq.SetField(f)
+			should = append(should, mq)
+		}
 	}
 	for _, id := range l.ids {
 		tq := bleve.NewTermQuery(id)

@@ -116,6 +116,7 @@ Examples:
 				reindexCommand(e),
 				toolsCommand(e),
 				visualizeCommand(e),
+				evalCommand(e),
 			},
 		}},
 	}

@@ -2,7 +2,9 @@ package locomo
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +60,24 @@ func TestLoadDevFile(t *testing.T) {
 	if bad == 0 {
 		t.Fatal("the dev file has a malformed evidence entry (\"D8:6; D9:17\"); none was reported")
 	}
+}
+
+// FuzzParseEvidence checks that any entry parses without panicking, into
+// well-formed ids only, and that ok means exactly one id, the whole entry.
+func FuzzParseEvidence(f *testing.F) {
+	for _, s := range []string{"D1:3", "D8:6; D9:17", "D:11:26", " D2:4 ", "D10", "", "d1:3", "D1:3,D1:4"} {
+		f.Add(s)
+	}
+	wellFormed := regexp.MustCompile(`^D\d+:\d+$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		ids, ok := ParseEvidence(s)
+		for _, id := range ids {
+			if !wellFormed.MatchString(id) {
+				t.Fatalf("ParseEvidence(%q) gave %q", s, id)
+			}
+		}
+		if ok && (len(ids) != 1 || strings.TrimSpace(s) != ids[0]) {
+			t.Fatalf("ParseEvidence(%q) = %v, ok", s, ids)
+		}
+	})
 }

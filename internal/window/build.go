@@ -76,7 +76,8 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	f.fitStatic(&static)
 	f.fitBlocks(&long, &c.Omitted)
 	f.fitBlocks(&short, &c.Omitted)
-	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &c.Omitted)
+	var recallOmitted []string
+	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
 	f.fitTail(&dynamic, &c.Omitted)
 	used := 0
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
@@ -84,6 +85,9 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
+	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
+		cfg.Budget-margin(cfg.Budget)-used-f.cost(&working))
+	c.Omitted = append(c.Omitted, recallOmitted...)
 
 	c.Partitions = []Partition{static, long, short, working, retrieved, dynamic}
 	for i := range c.Partitions {

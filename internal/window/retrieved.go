@@ -71,6 +71,33 @@ func (f *fitter) fitRetrieved(p *Partition, recalls []Recalled, omitted *[]strin
 	return shown
 }
 
+// spillRetrieved gives recalls that did not show in full the budget the
+// other partitions left unused (spare): once Working has taken what it
+// can use, nothing else would fill it, and the Retrieved partition comes
+// after Working, so the window's prefix is unchanged. It refits the
+// partition with its share plus spare and returns how each recall showed.
+func (f *fitter) spillRetrieved(p *Partition, recalls []Recalled, shown map[string]string, omitted *[]string, spare int) map[string]string {
+	if spare <= 0 || len(recalls) == 0 {
+		return shown
+	}
+	wanting := false
+	for _, r := range recalls {
+		if shown[r.Source] != ShownFull {
+			wanting = true
+			break
+		}
+	}
+	if !wanting {
+		return shown
+	}
+	wider := Partition{Name: p.Name, Budget: f.cost(p) + spare}
+	var wOmitted []string
+	got := f.fitRetrieved(&wider, recalls, &wOmitted)
+	wider.Budget = max(p.Budget, wider.Budget)
+	*p, *omitted = wider, wOmitted
+	return got
+}
+
 // traceText names recalls that did not fit, one per line.
 func traceText(rs []Recalled) string {
 	lines := make([]string, 0, len(rs)+1)

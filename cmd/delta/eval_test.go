@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	locomoFixture      = filepath.Join("..", "..", "testdata", "eval", "locomo-mini.json")
+	longmemevalFixture = filepath.Join("..", "..", "testdata", "eval", "longmemeval")
+)
+
+// The figures are worked out by hand in internal/eval's fixture tests;
+// here the command's output is checked to carry them.
+func TestEvalLoCoMo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	out, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", locomoFixture)
+	if code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, s := range []string{
+		"LoCoMo evidence recall at 1000 tokens", "2 conversations, 7 questions",
+		"delta", "recent", "bm25-turns",
+		"multi-hop              2         4      1.000      0.500      1.000",
+		"overall                7         9      0.857      0.571      0.857",
+		"mean context tokens",
+		`malformed evidence entries: 3 (2 parsed into ids, 1 unusable), e.g. "D1:3; D3:12", "D:2:4", "beehives"`,
+		"evidence ids naming no turn: 1",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	out, _, code = b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", "--limit", "1", "--json", locomoFixture)
+	var rep struct {
+		Conversations int `json:"conversations"`
+		Questions     int `json:"questions"`
+		Rows          []struct {
+			Group   string                        `json:"group"`
+			Systems map[string]map[string]float64 `json:"systems"`
+		} `json:"rows"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("--json: code %d\n%s", code, out)
+	}
+	last := rep.Rows[len(rep.Rows)-1]
+	if rep.Conversations != 1 || rep.Questions != 5 || last.Group != "overall" || last.Systems["bm25-turns"]["evidence_recall"] != 0.8 {
+		t.Errorf("--limit 1 --json: %+v", rep)
+	}
+}
+
+func TestEvalLongMemEval(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	out, errOut, code := b.run(t, ctx, "memory", "eval", "longmemeval", "--budget", "1000", longmemevalFixture)
+	if code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, s := range []string{
+		"LongMemEval at 1000 tokens", "2 questions (1 abstention questions left out)",
+		"sess R_all@5", "turn R_any@10",
+		"multi-session                 1 delta             1.000         1.000       1.000         1.000    1.000",
+		"                                recent            0.000         1.000       0.250         0.500    0.250",
+		"reference, not the same haystack", "LongMemEval_M",
+		"paper             0.706         0.783       0.617",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	out, _, code = b.run(t, ctx, "memory", "eval", "longmemeval", "--budget", "1000", "--json", filepath.Join(longmemevalFixture, "mini_q1.json"))
+	var rep struct {
+		Questions int `json:"questions"`
+		Reference struct {
+			Figures map[string]float64 `json:"figures"`
+		} `json:"reference"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Questions != 1 || rep.Reference.Figures["session_recall_all@5"] != 0.706 {
+		t.Errorf("--json on one file: code %d\n%s", code, out)
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	cases := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"memory", "eval", "locomo"}, exitUsage, []string{"want one FILE", "Try: delta memory eval locomo FILE"}},
+		{[]string{"memory", "eval", "locomo", "--limit", "-1", locomoFixture}, exitUsage, []string{"--limit -1"}},
+		{[]string{"memory", "eval", "locomo", "--budget", "10", locomoFixture}, exitUsage, []string{"--budget \"10\""}},
+		{[]string{"memory", "eval", "locomo", filepath.Join(b.dir, "nope.json")}, exitFailure, []string{"nope.json", "Try: check the path"}},
+		{[]string{"memory", "eval", "locomo", b.write(t, "bad.json", `{"x": 1}`)}, exitFailure, []string{"not a LoCoMo file", "Try: pass LoCoMo's locomo10.json"}},
+		{[]string{"memory", "eval", "longmemeval", b.write(t, "bad2.json", `[1]`)}, exitFailure, []string{"not a LongMemEval file", "Try: pass longmemeval_s_cleaned.json"}},
+		{[]string{"memory", "eval", "squad"}, exitUsage, []string{`unknown command "squad"`}},
+	}
+	for _, c := range cases {
+		_, errOut, code := b.run(t, ctx, c.args...)
+		if code != c.code {
+			t.Errorf("%v: code %d, want %d\n%s", c.args, code, c.code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, errOut)
+			}
+		}
+	}
+}
+
+func TestEvalInterrupted(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", locomoFixture)
+	if code != exitInterrupted || !strings.Contains(errOut, "interrupted") {
+		t.Errorf("code %d, want %d\n%s", code, exitInterrupted, errOut)
+	}
+}

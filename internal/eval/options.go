@@ -1,0 +1,67 @@
+package eval
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+)
+
+// DefaultBudget is the context budget of an eval, in tokens.
+const DefaultBudget = 4000
+
+// Options tune an eval.
+type Options struct {
+	// Budget is the context budget in tokens, for the engine and the
+	// baselines alike (default DefaultBudget).
+	Budget int
+	// Limit keeps the first Limit conversations (LoCoMo) or questions
+	// (LongMemEval); 0 keeps all.
+	Limit int
+	// Engine is how each run's engine is opened (settings file, summarizer,
+	// tokenizer); the eval sets DBPath and Budget.
+	Engine engine.Config
+	// Dir, when set, keeps each run's database there for inspection: a
+	// LoCoMo conversation folded, before any question (each is asked on a
+	// copy), a LongMemEval haystack with its question asked. Empty means a
+	// temporary directory, removed at the end.
+	Dir string
+	// Progress, if set, is called after each question.
+	Progress func(Progress)
+}
+
+// Progress says how far an eval got.
+type Progress struct {
+	// Done and Total count questions.
+	Done, Total int
+	// Run is the conversation or question being evaluated.
+	Run string
+}
+
+// workDir returns the directory for the eval's databases and what removes
+// it afterwards. It also settles the budget.
+func (o *Options) workDir() (string, func(), error) {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	o.Engine.Budget = o.Budget
+	if o.Dir != "" {
+		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+			return "", nil, fmt.Errorf("eval directory: %w", err)
+		}
+		return o.Dir, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "delta-eval-")
+	if err != nil {
+		return "", nil, fmt.Errorf("eval directory: %w (set TMPDIR to a writable directory)", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// drop removes a run's directory once its questions are done, unless the
+// eval keeps them.
+func (o *Options) drop(dir string) {
+	if o.Dir == "" {
+		os.RemoveAll(dir)
+	}
+}

@@ -1,0 +1,79 @@
+package window_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// TestRecallsTakeWhatWorkingLeaves offers recalls that overflow the
+// Retrieved share while Working, with three iterations, leaves most of the
+// budget unused: the recalls show in full in what is left, and the window
+// stays within its budget. With the budget used up, they fall back to the
+// share: one line each, or named.
+func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		budget   int
+		wantFull bool
+	}{{8000, true}, {2000, false}} {
+		eng := openWindowEngine(t, tc.budget)
+		evs, err := synth.Events(synth.Config{Seed: 5, Iterations: 3, RunID: "spill", MaxOutputBytes: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Journal.Append(ctx, "spill", journal.FormatDelta, evs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Scheduler.Step(ctx, "spill"); err != nil {
+			t.Fatal(err)
+		}
+		run, err := eng.Journal.Run(ctx, "spill")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recalls []window.Recalled
+		for i := 1; i <= 6; i++ {
+			full := fmt.Sprintf("recalled text %d: %s", i, strings.Repeat("the parser retried the upload and logged it. ", 30))
+			recalls = append(recalls, window.Recalled{Name: fmt.Sprintf("Iteration %d", i), Source: fmt.Sprintf("recall:%d", i),
+				Full: full, Lines: fmt.Sprintf("[iter %d] retried the upload", i)})
+		}
+		cx, err := window.Build(ctx, eng.Journal, eng.Fold, run, window.Options{Config: eng.Config, Tokenizer: eng.Tokenizer, Recalled: recalls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		share := eng.Config.RetrievedBudget()
+		ret := cx.Partitions[4]
+		full := 0
+		for _, how := range cx.Recalls {
+			if how == window.ShownFull {
+				full++
+			}
+		}
+		if n := eng.Tokenizer.Count(cx.Markdown()); n > tc.budget {
+			t.Errorf("budget %d: the window has %d tokens", tc.budget, n)
+		}
+		if len(cx.Recalls) != len(recalls) {
+			t.Errorf("budget %d: %d recalls accounted for, want %d", tc.budget, len(cx.Recalls), len(recalls))
+		}
+		if tc.wantFull {
+			if full != len(recalls) || ret.Tokens <= share || ret.Budget < ret.Tokens {
+				t.Errorf("budget %d: %d of %d recalls in full, retrieved %d tokens of budget %d (share %d)",
+					tc.budget, full, len(recalls), ret.Tokens, ret.Budget, share)
+			}
+			if w := cx.Partitions[3]; len(w.Sections) != 3 {
+				t.Errorf("working shows %d iterations, want all 3", len(w.Sections))
+			}
+			continue
+		}
+		if full == len(recalls) || ret.Tokens > ret.Budget {
+			t.Errorf("budget %d: %d of %d recalls in full, retrieved %d tokens of budget %d", tc.budget, full, len(recalls), ret.Tokens, ret.Budget)
+		}
+	}
+}
