@@ -84,8 +84,9 @@ var failurePhrases = []string{
 // "0 failed", "errors: 0", "exit code 0" and "error handling" are not
 // failures.
 func FailureText(output string) bool {
+	var buf [256]byte
 	for line := range strings.Lines(output) {
-		if failureLine(line) {
+		if mayFail(line, buf[:0]) && failureLine(line) {
 			return true
 		}
 	}
