@@ -20,6 +20,25 @@ func plainFailureText(output string) bool {
 	return false
 }
 
+// plainErrorLine is ErrorLine without the marker prefilter.
+func plainErrorLine(output string, maxLen int) string {
+	var best string
+	bestTier := tierNone
+	for line := range strings.Lines(output) {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(strings.ToLower(t), tracebackHeader) {
+			continue
+		}
+		if tier := errorTier(line, t); tier != tierNone && tier >= bestTier {
+			best, bestTier = t, tier
+		}
+	}
+	if isPytestELine(best) {
+		best = strings.TrimSpace(best[1:])
+	}
+	return truncateRunes(best, maxLen)
+}
+
 // failureSamples are lines and outputs near the patterns' edges: every
 // kind of failure line, prose that is not one, and non-ASCII letters that
 // case folding maps onto ASCII (the Kelvin sign, long s, dotted I).
@@ -63,12 +82,16 @@ func synthOutputs(tb testing.TB, seed uint64, n int) []string {
 	return out
 }
 
-// checkPrefilter fails when FailureText disagrees with the plain path on
-// output, or when the prefilter rules out a line the patterns accept.
+// checkPrefilter fails when FailureText or ErrorLine disagrees with the
+// plain path on output, or when the prefilter rules out a line the patterns
+// accept.
 func checkPrefilter(t *testing.T, output string) {
 	t.Helper()
 	if got, want := FailureText(output), plainFailureText(output); got != want {
 		t.Fatalf("FailureText(%q) = %v, the patterns alone say %v", output, got, want)
+	}
+	if got, want := ErrorLine(output, 0), plainErrorLine(output, 0); got != want {
+		t.Fatalf("ErrorLine(%q) = %q, the patterns alone say %q", output, got, want)
 	}
 	for line := range strings.Lines(output) {
 		if failureLine(line) && !mayFail(line, nil) {
