@@ -13,12 +13,11 @@ import (
 
 // Document fields.
 const (
-	fieldRun        = "run"
-	fieldKind       = "kind"
-	fieldFirst      = "first"
-	fieldLast       = "last"
-	fieldLevel      = "level"
-	fieldImportance = "importance"
+	fieldRun   = "run"
+	fieldKind  = "kind"
+	fieldFirst = "first"
+	fieldLast  = "last"
+	fieldLevel = "level"
 	// fieldText is prose and code, analysed as English words: stop words
 	// dropped, stems kept, so "retried" finds "retry".
 	fieldText = "text"
@@ -48,6 +47,10 @@ const analyzerID = "delta_id"
 // newMapping is the index's mapping: BM25 scoring, a static document
 // mapping (nothing indexed by accident), and nothing stored but what a hit
 // needs to be located: the text comes back from SQLite, not from the index.
+// Every field costs at indexing time, so each is indexed only if a query
+// names it and stored only if a hit reads it: the kind is in the document's
+// id, level and failed are only read back, and the _all field, which no
+// query names, is off.
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = bindex.BM25Scoring
@@ -59,18 +62,20 @@ func newMapping() (mapping.IndexMapping, error) {
 		return nil, err
 	}
 	doc := bleve.NewDocumentStaticMapping()
-	kw := func(store bool) *mapping.FieldMapping {
+	kw := func(index, store bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = keyword.Name
+		f.Index = index
 		f.Store = store
 		f.IncludeTermVectors = false
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
 	}
-	num := func(store bool) *mapping.FieldMapping {
+	num := func(index bool) *mapping.FieldMapping {
 		f := bleve.NewNumericFieldMapping()
-		f.Store = store
+		f.Index = index
+		f.Store = true
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
@@ -84,17 +89,17 @@ func newMapping() (mapping.IndexMapping, error) {
 		f.DocValues = false
 		return f
 	}
-	doc.AddFieldMappingsAt(fieldRun, kw(false))
-	doc.AddFieldMappingsAt(fieldKind, kw(true))
+	doc.AddFieldMappingsAt(fieldRun, kw(true, false))
+	doc.AddFieldMappingsAt(fieldKind, kw(true, false))
 	doc.AddFieldMappingsAt(fieldFirst, num(true))
 	doc.AddFieldMappingsAt(fieldLast, num(true))
-	doc.AddFieldMappingsAt(fieldLevel, num(true))
-	doc.AddFieldMappingsAt(fieldImportance, num(true))
-	doc.AddFieldMappingsAt(fieldFailed, kw(true))
+	doc.AddFieldMappingsAt(fieldLevel, num(false))
+	doc.AddFieldMappingsAt(fieldFailed, kw(false, true))
 	doc.AddFieldMappingsAt(fieldText, text(en.AnalyzerName))
 	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldActs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldChanged, text(analyzerID))
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = en.AnalyzerName
 	im.StoreDynamic = false

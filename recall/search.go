@@ -104,7 +104,7 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 	// own order, not by bleve's segment layout: output must not depend on
 	// when the index merged.
 	req := bleve.NewSearchRequestOptions(bq, limit+16, 0, false)
-	req.Fields = []string{fieldKind, fieldFirst, fieldLast, fieldLevel, fieldFailed}
+	req.Fields = []string{fieldFirst, fieldLast, fieldLevel, fieldFailed}
 	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search recall index: %w", err)
