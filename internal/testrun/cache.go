@@ -23,11 +23,12 @@ const CacheEnv = "DELTA_BENCH_CACHE"
 
 // Cached returns an engine over a copy of the run Build makes with o, folded
 // and with its recall index caught up. A long run takes minutes to build
-// (the scheduler notes and folds it one iteration at a time), so the first
-// build is kept in a cache directory under a name made of o and a hash of
-// the module's sources: later calls on the same code, such as the repeats
-// of a benchmark run with -count, copy it instead. The copy lives in
-// tb.TempDir, so callers may write to it.
+// (the scheduler notes and folds it one iteration at a time), so builds are
+// kept in a cache directory, named by o and by hashes of the module's
+// sources: later calls on the same code, such as the repeats of a benchmark
+// run with -count, copy the build instead. When only the recall package
+// changed, the folded database is reused and its index made anew. The copy
+// lives in tb.TempDir, so callers may write to it.
 func Cached(tb testing.TB, o Options) *engine.Engine {
 	tb.Helper()
 	ctx := context.Background()
@@ -51,11 +52,16 @@ func Cached(tb testing.TB, o Options) *engine.Engine {
 // worktrees may be benchmarking their own code with the same options.
 const staleAfter = 24 * time.Hour
 
-// cachedBuild returns the cache directory holding the run of o, building
-// it first if it is not there. A build is made in a directory of its own
-// and renamed into place once complete, so a directory under its final
-// name is always whole. Builds of the same options from other sources,
-// unused for staleAfter, are removed.
+// recallDir is the package whose sources decide the index but not the
+// database: a build that differs only there keeps its database.
+const recallDir = "recall"
+
+// cachedBuild returns the cache directory holding the run of o, made first
+// if it is not there: from a build of the same database with another
+// recall package, by indexing it again, or else from scratch. Builds are
+// made in a directory of their own and renamed into place once complete,
+// so a directory under its final name is always whole. Builds of the same
+// options from other sources, unused for staleAfter, are removed.
 func cachedBuild(ctx context.Context, o Options) (string, error) {
 	root := os.Getenv(CacheEnv)
 	if root == "" {
@@ -65,13 +71,13 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 		}
 		root = filepath.Join(base, "delta-memory", "bench-runs")
 	}
-	version, err := sourceHash()
+	dbHash, indexHash, err := sourceHashes()
 	if err != nil {
 		return "", err
 	}
 	prefix := fmt.Sprintf("n%d-extra%d-out%d-budget%d-seed%d-", o.Iterations, o.Extra, o.MaxOutputBytes, o.Budget, o.Seed)
-	sum := sha256.Sum256([]byte(o.Settings + "\x00" + version))
-	dir := filepath.Join(root, prefix+hex.EncodeToString(sum[:8]))
+	dbName := prefix + shortHash(o.Settings, dbHash) + "-"
+	dir := filepath.Join(root, dbName+shortHash(indexHash))
 	if _, err := os.Stat(filepath.Join(dir, "memory.db")); err == nil {
 		now := time.Now()
 		return dir, os.Chtimes(dir, now, now) // marks it used
@@ -84,15 +90,7 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(stage)
-	eng, _, err := build(ctx, stage, o)
-	if err != nil {
-		return "", err
-	}
-	run, err := eng.Journal.Run(ctx, RunID)
-	if err == nil {
-		_, err = eng.Recall.CatchUp(ctx, run, nil)
-	}
-	if err = errors.Join(err, eng.Close()); err != nil {
+	if err := buildInto(ctx, stage, root, dbName, o); err != nil {
 		return "", err
 	}
 	old, _ := filepath.Glob(filepath.Join(root, prefix+"*"))
@@ -110,13 +108,59 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 	return dir, nil
 }
 
-// sourceHash hashes the module's Go sources (tests left out), migrations
-// and go.sum: whatever decides what a build holds. It finds the module
-// from the working directory, which go test sets to the package's.
-func sourceHash() (string, error) {
+// buildInto makes the run of o in stage, indexed: from the database of a
+// cached build named dbName*, when there is one, or from scratch.
+func buildInto(ctx context.Context, stage, root, dbName string, o Options) error {
+	var eng *engine.Engine
+	same, _ := filepath.Glob(filepath.Join(root, dbName+"*", "memory.db"))
+	if len(same) > 0 {
+		from := filepath.Dir(same[0])
+		for _, name := range []string{"memory.db", "memory.yaml"} {
+			if err := copyFile(filepath.Join(stage, name), filepath.Join(from, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		var err error
+		if eng, err = engine.Open(ctx, engine.Config{DBPath: filepath.Join(stage, "memory.db"), Budget: o.Budget}); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if eng, _, err = build(ctx, stage, o); err != nil {
+			return err
+		}
+	}
+	// An index of the copied database's generation is not there, so
+	// CatchUp indexes the run from the start.
+	run, err := eng.Journal.Run(ctx, RunID)
+	if err == nil {
+		_, err = eng.Recall.CatchUp(ctx, run, nil)
+	}
+	return errors.Join(err, eng.Close())
+}
+
+func copyFile(dst, src string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}
+
+// shortHash names a build by a hash of parts.
+func shortHash(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(sum[:6])
+}
+
+// sourceHashes hashes the module's Go sources (tests left out), migrations
+// and go.sum, which decide what a build holds: the recall package's apart,
+// since they decide the index only. It finds the module from the working
+// directory, which go test sets to the package's.
+func sourceHashes() (db, index string, err error) {
 	root, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
@@ -124,11 +168,11 @@ func sourceHash() (string, error) {
 		}
 		parent := filepath.Dir(root)
 		if parent == root {
-			return "", errors.New("no go.mod above the working directory")
+			return "", "", errors.New("no go.mod above the working directory")
 		}
 		root = parent
 	}
-	h := sha256.New()
+	dbh, ixh := sha256.New(), sha256.New()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -148,12 +192,16 @@ func sourceHash() (string, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
+		h := dbh
+		if filepath.Dir(rel) == recallDir {
+			h = ixh
+		}
 		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
 		h.Write(b)
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("hash the module's sources: %w", err)
+		return "", "", fmt.Errorf("hash the module's sources: %w", err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(dbh.Sum(nil)), hex.EncodeToString(ixh.Sum(nil)), nil
 }
