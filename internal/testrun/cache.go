@@ -21,6 +21,13 @@ import (
 // user's cache directory.
 const CacheEnv = "DELTA_BENCH_CACHE"
 
+// ReuseEnv names the environment variable that, set to 1, lets Cached take
+// the database of a build from other sources, indexing it again, when none
+// from these sources is there: for profiling changes that do not alter
+// what a build holds, without building a long run again. The database may
+// then be stale.
+const ReuseEnv = "DELTA_BENCH_REUSE"
+
 // Cached returns an engine over a copy of the run Build makes with o, folded
 // and with its recall index caught up. A long run takes minutes to build
 // (the scheduler notes and folds it one iteration at a time), so builds are
@@ -90,7 +97,11 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(stage)
-	if err := buildInto(ctx, stage, root, dbName, o); err != nil {
+	from := dbName
+	if os.Getenv(ReuseEnv) == "1" {
+		from = prefix
+	}
+	if err := buildInto(ctx, stage, root, from, o); err != nil {
 		return "", err
 	}
 	old, _ := filepath.Glob(filepath.Join(root, prefix+"*"))
@@ -109,26 +120,24 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 }
 
 // buildInto makes the run of o in stage, indexed: from the database of a
-// cached build named dbName*, when there is one, or from scratch.
-func buildInto(ctx context.Context, stage, root, dbName string, o Options) error {
+// cached build whose name starts with from, when there is one, or from
+// scratch.
+func buildInto(ctx context.Context, stage, root, from string, o Options) error {
 	var eng *engine.Engine
-	same, _ := filepath.Glob(filepath.Join(root, dbName+"*", "memory.db"))
-	if len(same) > 0 {
-		from := filepath.Dir(same[0])
+	var err error
+	same, _ := filepath.Glob(filepath.Join(root, from+"*", "memory.db"))
+	if src := newest(same); src != "" {
 		for _, name := range []string{"memory.db", "memory.yaml"} {
-			if err := copyFile(filepath.Join(stage, name), filepath.Join(from, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := copyFile(filepath.Join(stage, name), filepath.Join(src, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}
-		var err error
-		if eng, err = engine.Open(ctx, engine.Config{DBPath: filepath.Join(stage, "memory.db"), Budget: o.Budget}); err != nil {
-			return err
-		}
+		eng, err = engine.Open(ctx, engine.Config{DBPath: filepath.Join(stage, "memory.db"), Budget: o.Budget})
 	} else {
-		var err error
-		if eng, _, err = build(ctx, stage, o); err != nil {
-			return err
-		}
+		eng, _, err = build(ctx, stage, o)
+	}
+	if err != nil {
+		return err
 	}
 	// An index of the copied database's generation is not there, so
 	// CatchUp indexes the run from the start.
@@ -137,6 +146,19 @@ func buildInto(ctx context.Context, stage, root, dbName string, o Options) error
 		_, err = eng.Recall.CatchUp(ctx, run, nil)
 	}
 	return errors.Join(err, eng.Close())
+}
+
+// newest returns the directory of the most recently used of files.
+func newest(files []string) string {
+	var best string
+	var at time.Time
+	for _, f := range files {
+		d := filepath.Dir(f)
+		if fi, err := os.Stat(d); err == nil && (best == "" || fi.ModTime().After(at)) {
+			best, at = d, fi.ModTime()
+		}
+	}
+	return best
 }
 
 func copyFile(dst, src string) error {
