@@ -51,12 +51,14 @@ func (s *Store) Covering(ctx context.Context, run string, n int) (block string, 
 }
 
 // InFull counts the iterations of first..last that show in full: those no
-// visible block covers.
+// visible block covers. It sums the overlaps of the visible blocks, which
+// are disjoint and few (the window bounds them), rather than reading the
+// range's notes: a chapter or phase can span most of a long run.
 func (s *Store) InFull(ctx context.Context, run string, first, last int) (int, error) {
 	var folded int
-	if err := s.db.Read.GetContext(ctx, &folded, `SELECT count(*) FROM iteration_notes
-		WHERE run_id = ? AND number BETWEEN ? AND ? AND block IS NOT NULL`, run, first, last); err != nil {
-		return 0, fmt.Errorf("read iterations %d-%d: %w", first, last, sqlitedb.Classify(err))
+	if err := s.db.Read.GetContext(ctx, &folded, `SELECT COALESCE(SUM(MIN(last_iter, ?3) - MAX(first_iter, ?2) + 1), 0)
+		FROM blocks WHERE run_id = ?1 AND visible = 1 AND first_iter <= ?3 AND last_iter >= ?2`, run, first, last); err != nil {
+		return 0, fmt.Errorf("read blocks %d-%d: %w", first, last, sqlitedb.Classify(err))
 	}
 	return last - first + 1 - folded, nil
 }
