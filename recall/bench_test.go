@@ -55,7 +55,7 @@ func benchRun(b *testing.B, n int) (*engine.Engine, journal.Run) {
 
 // BenchmarkRetrieve measures an explicit recall (search, expansion, no
 // recording) on a folded run of n iterations, and reports the p50 and p99
-// latencies besides the mean.
+// latencies besides the mean, and the mean CPU time.
 func BenchmarkRetrieve(b *testing.B) {
 	for _, n := range benchSizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
@@ -68,6 +68,7 @@ func BenchmarkRetrieve(b *testing.B) {
 			}
 			lat := make([]time.Duration, 0, b.N)
 			b.ReportAllocs()
+			c0, measured := processCPU()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
@@ -77,6 +78,9 @@ func BenchmarkRetrieve(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
+			if c1, ok := processCPU(); measured && ok {
+				b.ReportMetric(float64((c1-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			}
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")

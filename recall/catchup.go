@@ -29,35 +29,12 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 	}
 	iter, seq := st.IndexedIter, st.IndexedSeq
 	if from <= run.Iterations {
-		// The next batch is read and built while the index takes this one.
-		bctx, cancel := context.WithCancel(ctx)
-		batches := r.iterationDocs(bctx, run.ID, from, run.Iterations)
-		defer func() {
-			cancel()
-			for range batches { // wait for the builder to stop
-			}
-		}()
-		for b := range batches {
-			if b.err != nil {
-				return written, b.err
-			}
-			if err := ix.put(ctx, b.docs); err != nil {
-				return written, err
-			}
-			written += len(b.docs)
-			iter = b.last
-			if b.last == run.Iterations {
-				seq = run.LastSeq
-			}
-			if err := r.store.saveIndexed(ctx, run.ID, iter, seq, st.IndexedBlock); err != nil {
-				return written, err
-			}
-			if progress != nil {
-				progress(b.last)
-			}
-			if r.OnProgress != nil {
-				r.OnProgress(b.last-from+1, run.Iterations-from+1)
-			}
+		w := iterationWriter{r: r, ix: ix, run: run, from: from, block: st.IndexedBlock, progress: progress,
+			iter: st.IndexedIter, seq: st.IndexedSeq}
+		err := w.write(ctx)
+		written, iter, seq = w.written, w.iter, w.seq
+		if err != nil {
+			return written, err
 		}
 	}
 	if r.folds == nil {
@@ -86,6 +63,91 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 		}
 	}
 	return written, nil
+}
+
+// putAhead is how many batches are written at once: bleve builds a batch's
+// segment on one goroutine, so a second batch keeps another core busy.
+const putAhead = 2
+
+// iterationWriter indexes a run's iterations from an iteration on, and
+// records how far it got: documents written, and the iteration and
+// sequence number saved last.
+type iterationWriter struct {
+	r        *Recaller
+	ix       *index
+	run      journal.Run
+	from     int
+	block    int64
+	progress func(done int)
+
+	written int
+	iter    int
+	seq     int64
+}
+
+// write indexes iterations w.from to the run's last. Documents are built
+// one batch ahead, and up to putAhead batches are written at once; a
+// batch's position is saved once it and every batch before it are in the
+// index, so a saved position is never ahead of the index. It returns after
+// every goroutine it started has stopped.
+func (w *iterationWriter) write(ctx context.Context) error {
+	bctx, cancel := context.WithCancel(ctx)
+	batches := w.r.iterationDocs(bctx, w.run.ID, w.from, w.run.Iterations)
+	type pending struct {
+		b    docBatch
+		done chan error
+	}
+	var queue []pending
+	defer func() {
+		cancel()
+		for range batches { // wait for the builder to stop
+		}
+		for _, p := range queue {
+			<-p.done
+		}
+	}()
+	// finish waits for the oldest batch in flight and saves its position.
+	finish := func() error {
+		p := queue[0]
+		queue = queue[1:]
+		if err := <-p.done; err != nil {
+			return err
+		}
+		w.written += len(p.b.docs)
+		w.iter = p.b.last
+		if p.b.last == w.run.Iterations {
+			w.seq = w.run.LastSeq
+		}
+		if err := w.r.store.saveIndexed(ctx, w.run.ID, w.iter, w.seq, w.block); err != nil {
+			return err
+		}
+		if w.progress != nil {
+			w.progress(p.b.last)
+		}
+		if w.r.OnProgress != nil {
+			w.r.OnProgress(p.b.last-w.from+1, w.run.Iterations-w.from+1)
+		}
+		return nil
+	}
+	for b := range batches {
+		if b.err != nil {
+			return b.err
+		}
+		p := pending{b: b, done: make(chan error, 1)}
+		go func() { p.done <- w.ix.put(ctx, p.b.docs) }()
+		queue = append(queue, p)
+		if len(queue) == putAhead {
+			if err := finish(); err != nil {
+				return err
+			}
+		}
+	}
+	for len(queue) > 0 {
+		if err := finish(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // docBatch is the documents of iterations up to last, or why they could
