@@ -6,6 +6,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -44,6 +45,11 @@ const (
 // analyzerID keeps a whole field value as one lower-cased token.
 const analyzerID = "delta_id"
 
+// analyzerText analyses prose and code as bleve's English analyzer does
+// (possessives dropped, lower case, stop words, Porter stems), over
+// wordsTokenizer, which splits words as the unicode tokenizer does.
+const analyzerText = "delta_en"
+
 // newMapping is the index's mapping: BM25 scoring, a static document
 // mapping (nothing indexed by accident), and nothing stored but what a hit
 // needs to be located: the text comes back from SQLite, not from the index.
@@ -58,6 +64,13 @@ func newMapping() (mapping.IndexMapping, error) {
 		"type":          custom.Name,
 		"tokenizer":     single.Name,
 		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(analyzerText, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     wordsTokenizer,
+		"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
 	}); err != nil {
 		return nil, err
 	}
@@ -95,7 +108,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(fieldLast, num(true))
 	doc.AddFieldMappingsAt(fieldLevel, num(false))
 	doc.AddFieldMappingsAt(fieldFailed, kw(false, true))
-	doc.AddFieldMappingsAt(fieldText, text(en.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldText, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldActs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldChanged, text(analyzerID))
