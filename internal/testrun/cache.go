@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,10 +79,11 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 		}
 		root = filepath.Join(base, "delta-memory", "bench-runs")
 	}
-	dbHash, indexHash, err := sourceHashes()
+	hashes, err := sourceHashes()
 	if err != nil {
 		return "", err
 	}
+	dbHash, indexHash := hashes[0], hashes[1]
 	prefix := fmt.Sprintf("n%d-extra%d-out%d-budget%d-seed%d-", o.Iterations, o.Extra, o.MaxOutputBytes, o.Budget, o.Seed)
 	dbName := prefix + shortHash(o.Settings, dbHash) + "-"
 	dir := filepath.Join(root, dbName+shortHash(indexHash))
@@ -178,8 +180,15 @@ func shortHash(parts ...string) string {
 // sourceHashes hashes the module's Go sources (tests left out), migrations
 // and go.sum, which decide what a build holds: the recall package's apart,
 // since they decide the index only. It finds the module from the working
-// directory, which go test sets to the package's.
-func sourceHashes() (db, index string, err error) {
+// directory, which go test sets to the package's. The sources are read
+// once per process, so that every call in one benchmark run names the same
+// builds even when the files are edited meanwhile.
+var sourceHashes = sync.OnceValues(func() ([2]string, error) {
+	db, index, err := hashSources()
+	return [2]string{db, index}, err
+})
+
+func hashSources() (db, index string, err error) {
 	root, err := os.Getwd()
 	if err != nil {
 		return "", "", err
