@@ -18,7 +18,7 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 	if err != nil {
 		return 0, err
 	}
-	st, err := r.store.state(ctx, r.store.db.Read, run.ID)
+	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
 	if err != nil {
 		return 0, err
 	}
