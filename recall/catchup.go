@@ -65,6 +65,18 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 	return written, nil
 }
 
+// Compact merges the index's segments as far as its merge policy goes,
+// and waits. A long catch-up leaves many segments, and a search visits
+// each; the background merger folds them together over time, but a
+// short-lived process (one command) may exit before it does.
+func (r *Recaller) Compact(ctx context.Context) error {
+	ix, err := r.index(ctx)
+	if err != nil {
+		return err
+	}
+	return ix.compact(ctx)
+}
+
 // putAhead is how many batches are written at once: bleve builds a batch's
 // segment on one goroutine, so a second batch keeps another core busy.
 const putAhead = 2

@@ -142,10 +142,14 @@ func buildInto(ctx context.Context, stage, root, from string, o Options) error {
 		return err
 	}
 	// An index of the copied database's generation is not there, so
-	// CatchUp indexes the run from the start.
+	// CatchUp indexes the run from the start. The index is then merged as
+	// a process that lives on would find it, not as the catch-up left it.
 	run, err := eng.Journal.Run(ctx, RunID)
 	if err == nil {
 		_, err = eng.Recall.CatchUp(ctx, run, nil)
+	}
+	if err == nil {
+		err = eng.Recall.Compact(ctx)
 	}
 	return errors.Join(err, eng.Close())
 }
