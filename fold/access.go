@@ -19,7 +19,7 @@ func (s *Store) BlocksAfter(ctx context.Context, run string, after int64, limit 
 		Pos int64 `db:"pos"`
 		blockRow
 	}
-	if err := s.db.Read.SelectContext(ctx, &rows, `SELECT rowid AS pos, `+blockColumns+` FROM blocks
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT rowid AS pos, `+blockColumns+` FROM blocks
 		WHERE run_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`, run, after, limit); err != nil {
 		return nil, nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
 	}
@@ -66,7 +66,7 @@ func (s *Store) Covering(ctx context.Context, run string, n int) (block string, 
 		Block      sql.NullString  `db:"block"`
 		Importance sql.NullFloat64 `db:"importance"`
 	}
-	err = s.db.Read.GetContext(ctx, &row, `SELECT n.block, b.importance FROM iteration_notes n
+	err = sqlx.GetContext(ctx, s.db.Cached(), &row, `SELECT n.block, b.importance FROM iteration_notes n
 		LEFT JOIN blocks b ON b.run_id = n.run_id AND b.id = n.block
 		WHERE n.run_id = ? AND n.number = ?`, run, n)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -79,12 +79,14 @@ func (s *Store) Covering(ctx context.Context, run string, n int) (block string, 
 }
 
 // InFull counts the iterations of first..last that show in full: those no
-// visible block covers.
+// visible block covers. It sums the overlaps of the visible blocks, which
+// are disjoint and few (the window bounds them), rather than reading the
+// range's notes: a chapter or phase can span most of a long run.
 func (s *Store) InFull(ctx context.Context, run string, first, last int) (int, error) {
 	var folded int
-	if err := s.db.Read.GetContext(ctx, &folded, `SELECT count(*) FROM iteration_notes
-		WHERE run_id = ? AND number BETWEEN ? AND ? AND block IS NOT NULL`, run, first, last); err != nil {
-		return 0, fmt.Errorf("read iterations %d-%d: %w", first, last, sqlitedb.Classify(err))
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &folded, `SELECT COALESCE(SUM(MIN(last_iter, ?3) - MAX(first_iter, ?2) + 1), 0)
+		FROM blocks WHERE run_id = ?1 AND visible = 1 AND first_iter <= ?3 AND last_iter >= ?2`, run, first, last); err != nil {
+		return 0, fmt.Errorf("read blocks %d-%d: %w", first, last, sqlitedb.Classify(err))
 	}
 	return last - first + 1 - folded, nil
 }
@@ -120,7 +122,7 @@ func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) er
 // block covers: from there on, iterations show in full.
 func (s *Store) WorkingFrom(ctx context.Context, run string) (int, error) {
 	var last sql.NullInt64
-	if err := s.db.Read.GetContext(ctx, &last, `SELECT max(last_iter) FROM blocks WHERE run_id = ? AND visible = 1`, run); err != nil {
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(last_iter) FROM blocks WHERE run_id = ? AND visible = 1`, run); err != nil {
 		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
 	}
 	return int(last.Int64) + 1, nil

@@ -126,7 +126,7 @@ func putNote(ctx context.Context, tx *sqlx.Tx, n *Note) error {
 
 // Notes returns the notes of iterations first..last of a run, in order.
 func (s *Store) Notes(ctx context.Context, run string, first, last int) ([]*Note, error) {
-	return queryNotes(ctx, s.db.Read, `WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last)
+	return queryNotes(ctx, s.db.Cached(), `WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last)
 }
 
 // WorkingNotes returns the notes of the iterations that show in full (no

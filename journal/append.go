@@ -107,7 +107,7 @@ func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format stri
 	}
 	a := &appender{tx: tx, store: s}
 	a.g.light = true
-	selRun, err := s.writes.inTx(ctx, tx.Tx, sqlSelectRun)
+	selRun, err := s.writes.InTx(ctx, tx.Tx, sqlSelectRun)
 	if err != nil {
 		return nil, err
 	}
@@ -125,16 +125,16 @@ func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format stri
 	case err != nil:
 		return nil, fmt.Errorf("load run %s: %w", runID, sqlitedb.Classify(err))
 	}
-	if a.insEvent, err = s.writes.inTx(ctx, tx.Tx, sqlInsertEvent); err != nil {
+	if a.insEvent, err = s.writes.InTx(ctx, tx.Tx, sqlInsertEvent); err != nil {
 		return nil, err
 	}
-	if a.insBatch, err = s.writes.inTx(ctx, tx.Tx, sqlInsertEventBatch); err != nil {
+	if a.insBatch, err = s.writes.InTx(ctx, tx.Tx, sqlInsertEventBatch); err != nil {
 		return nil, err
 	}
-	if a.upsIterBatch, err = s.writes.inTx(ctx, tx.Tx, sqlUpsertIterBatch); err != nil {
+	if a.upsIterBatch, err = s.writes.InTx(ctx, tx.Tx, sqlUpsertIterBatch); err != nil {
 		return nil, err
 	}
-	if a.upsIter, err = s.writes.inTx(ctx, tx.Tx, sqlUpsertIter); err != nil {
+	if a.upsIter, err = s.writes.InTx(ctx, tx.Tx, sqlUpsertIter); err != nil {
 		return nil, err
 	}
 	a.lastSeq = a.run.LastSeq
@@ -164,14 +164,14 @@ func (a *appender) loadOpenIteration(ctx context.Context) error {
 		First int64 `db:"first_seq"`
 		Last  int64 `db:"last_seq"`
 	}
-	sel, err := a.store.writes.inTx(ctx, a.tx.Tx, sqlSelectOpenRange)
+	sel, err := a.store.writes.InTx(ctx, a.tx.Tx, sqlSelectOpenRange)
 	if err != nil {
 		return err
 	}
 	if err := sel.GetContext(ctx, &rng, a.run.ID, n); err != nil {
 		return fmt.Errorf("load iteration %d of run %s: %w", n, a.run.ID, sqlitedb.Classify(err))
 	}
-	selEvents, err := a.store.writes.inTx(ctx, a.tx.Tx, sqlSelectEvents)
+	selEvents, err := a.store.writes.InTx(ctx, a.tx.Tx, sqlSelectEvents)
 	if err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func (a *appender) finish(ctx context.Context) (AppendResult, error) {
 	r.Events = a.startEvents + int64(a.res.Added)
 	r.LastSeq = a.lastSeq
 	r.Iterations = a.g.last
-	upd, err := a.store.writes.inTx(ctx, a.tx.Tx, sqlUpdateRun)
+	upd, err := a.store.writes.InTx(ctx, a.tx.Tx, sqlUpdateRun)
 	if err != nil {
 		return a.res, err
 	}

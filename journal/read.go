@@ -43,7 +43,7 @@ func queryEvents(ctx context.Context, st *sqlx.Stmt, runID string, from, to int6
 
 // Run returns the run with the given id, or an error wrapping ErrRunNotFound.
 func (s *Store) Run(ctx context.Context, id string) (Run, error) {
-	st, err := s.reads.prepared(ctx, sqlSelectRun)
+	st, err := s.reads.Prepared(ctx, sqlSelectRun)
 	if err != nil {
 		return Run{}, err
 	}
@@ -110,7 +110,7 @@ func (s *Store) Iterations(ctx context.Context, runID string, from, to int, opts
 	if from < 1 || to < from || to > run.Iterations {
 		return nil, &RangeError{Run: runID, From: from, To: to, Iterations: run.Iterations}
 	}
-	rng, err := s.reads.prepared(ctx, sqlSelectRange)
+	rng, err := s.reads.Prepared(ctx, sqlSelectRange)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (s *Store) Iterations(ctx context.Context, runID string, from, to int, opts
 	if err := rng.QueryRowxContext(ctx, runID, from, to).Scan(&first, &last); err != nil {
 		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
 	}
-	sel, err := s.reads.prepared(ctx, sqlSelectEvents)
+	sel, err := s.reads.Prepared(ctx, sqlSelectEvents)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (s *Store) Iterations(ctx context.Context, runID string, from, to int, opts
 
 // Events reads the raw events of a run with from <= seq <= to.
 func (s *Store) Events(ctx context.Context, runID string, from, to int64) ([]Event, error) {
-	sel, err := s.reads.prepared(ctx, sqlSelectEvents)
+	sel, err := s.reads.Prepared(ctx, sqlSelectEvents)
 	if err != nil {
 		return nil, err
 	}

@@ -50,14 +50,14 @@ func (e *RangeError) Unwrap() error { return ErrIterationNotFound }
 // and several Stores (or processes) may share one file.
 type Store struct {
 	db     *sqlitedb.DB
-	writes stmtCache
-	reads  stmtCache
+	writes *sqlitedb.Stmts
+	reads  *sqlitedb.Stmts
 	open   openCache
 }
 
 // NewStore returns a Store on an open database.
 func NewStore(db *sqlitedb.DB) *Store {
-	return &Store{db: db, writes: stmtCache{db: db.Write}, reads: stmtCache{db: db.Read}}
+	return &Store{db: db, writes: sqlitedb.NewStmts(db.Write), reads: sqlitedb.NewStmts(db.Read)}
 }
 
 // Open opens the database at path, creating it and its directory if needed,
@@ -84,8 +84,8 @@ func (s *Store) Close() error {
 
 // Release drops the Store's prepared statements, leaving the database open.
 func (s *Store) Release() {
-	s.writes.close()
-	s.reads.close()
+	s.writes.Close()
+	s.reads.Close()
 }
 
 // writeTx is a write transaction plus what to do once it has committed.
@@ -98,7 +98,7 @@ type writeTx struct {
 // rolled back otherwise. The afterCommit hooks fn registers run only after a
 // successful commit.
 func (s *Store) update(ctx context.Context, fn func(tx *writeTx) error) error {
-	if err := s.writes.warm(ctx, writeSQL); err != nil {
+	if err := s.writes.Warm(ctx, writeSQL); err != nil {
 		return err
 	}
 	var wtx *writeTx

@@ -3,13 +3,12 @@ package recall_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
-	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -21,23 +20,55 @@ var benchQueries = [][]string{
 	{"connection refused localhost"}, {"permission denied"}, {"requirements pin version"}, {"rename moved file"},
 }
 
+// largeEnv, set to 1, adds runs of 100,000 iterations to the benchmarks:
+// the first build of one takes a long time (it is cached afterwards, see
+// testrun.Cached).
+const largeEnv = "DELTA_BENCH_LARGE"
+
+// benchSizes are the run lengths benchmarked by default, and with largeEnv.
+func benchSizes(sizes ...int) []int {
+	if os.Getenv(largeEnv) == "1" {
+		sizes = append(sizes, 100_000)
+	}
+	return sizes
+}
+
+// benchRun returns an engine over a generated run of n iterations, folded
+// by the scheduler, and the run. It fails unless the run holds blocks.
+func benchRun(b *testing.B, n int) (*engine.Engine, journal.Run) {
+	b.Helper()
+	ctx := context.Background()
+	eng := testrun.Cached(b, testrun.Options{Iterations: n, MaxOutputBytes: 2000, Budget: 32000})
+	run, err := eng.Journal.Run(ctx, testrun.RunID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	blocks, err := eng.Fold.AllBlocks(ctx, run.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(blocks) == 0 {
+		b.Fatalf("the run of %d iterations has no blocks", n)
+	}
+	return eng, run
+}
+
 // BenchmarkRetrieve measures an explicit recall (search, expansion, no
 // recording) on a folded run of n iterations, and reports the p50 and p99
-// latencies besides the mean.
+// latencies besides the mean, and the mean CPU time.
 func BenchmarkRetrieve(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
+	for _, n := range benchSizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			eng, _ := testrun.Build(b, testrun.Options{Iterations: n, MaxOutputBytes: 2000, Budget: 32000})
-			run, err := eng.Journal.Run(ctx, testrun.RunID)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := eng.Recall.CatchUp(ctx, run, nil); err != nil {
-				b.Fatal(err)
+			eng, run := benchRun(b, n)
+			// The index must be complete before timing: a catch-up here
+			// would be timed in the first recall.
+			if w, err := eng.Recall.CatchUp(ctx, run, nil); err != nil || w != 0 {
+				b.Fatalf("the built run's index was not complete: %d documents written, %v", w, err)
 			}
 			lat := make([]time.Duration, 0, b.N)
 			b.ReportAllocs()
+			c0, measured := processCPU()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
@@ -47,6 +78,9 @@ func BenchmarkRetrieve(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
+			if c1, ok := processCPU(); measured && ok {
+				b.ReportMetric(float64((c1-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			}
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
@@ -54,31 +88,37 @@ func BenchmarkRetrieve(b *testing.B) {
 	}
 }
 
-// BenchmarkIndex measures indexing a run of n iterations from scratch
-// (iteration documents, in batches, each persisted), and reports
-// iterations per second.
+// BenchmarkIndex measures what an import spends on recall after the
+// scheduler has folded: Recaller.Step on an empty index, which indexes the
+// run's iterations and blocks, in batches each persisted, and runs the
+// triggers. It reports iterations indexed per second, and the CPU time of
+// an import's recall step.
 func BenchmarkIndex(b *testing.B) {
-	for _, n := range []int{1_000, 10_000} {
+	for _, n := range benchSizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(b.TempDir(), "memory.db")})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer eng.Close()
-			events, err := synth.Events(synth.Config{Seed: 1, Iterations: n, RunID: testrun.RunID, MaxOutputBytes: 2000})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := eng.Journal.Append(ctx, testrun.RunID, journal.FormatDelta, events); err != nil {
-				b.Fatal(err)
-			}
+			eng, run := benchRun(b, n)
 			b.ReportAllocs()
+			// CPU time, all goroutines (bleve analyses in its own), besides
+			// wall time: on a shared machine it varies less.
+			var cpu time.Duration
+			var measured bool
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := eng.Reindex(ctx, nil); err != nil {
+				b.StopTimer()
+				if err := eng.Recall.Reindex(ctx, nil, nil); err != nil { // drops the index
 					b.Fatal(err)
 				}
+				c0, _ := processCPU()
+				b.StartTimer()
+				if _, err := eng.Recall.Step(ctx, run); err != nil {
+					b.Fatal(err)
+				}
+				c1, ok := processCPU()
+				cpu, measured = cpu+c1-c0, ok
+			}
+			if measured {
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "iterations/s")
 		})

@@ -23,15 +23,14 @@ const (
 
 // document is one bleve document: an iteration or a block.
 type document struct {
-	id         string
-	run        string
-	kind       string
-	first      int
-	last       int
-	level      int
-	importance float64
-	failed     bool
-	text       string
+	id     string
+	run    string
+	kind   string
+	first  int
+	last   int
+	level  int
+	failed bool
+	text   string
 	// ids are the entities the content names anywhere, outputs included;
 	// acts, those its thoughts and actions name (arguments, commands,
 	// error lines); changed, those it created, modified, moved or deleted.
@@ -43,7 +42,7 @@ type document struct {
 func (d *document) fields() map[string]any {
 	f := map[string]any{
 		fieldRun: d.run, fieldKind: d.kind, fieldFirst: float64(d.first), fieldLast: float64(d.last),
-		fieldLevel: float64(d.level), fieldImportance: d.importance,
+		fieldLevel: float64(d.level),
 	}
 	if d.kind == KindBlock {
 		f[fieldSummary] = d.text
@@ -147,7 +146,6 @@ type BlockDoc struct {
 	ID           string
 	Level        int
 	First, Last  int
-	Importance   float64
 	Title        string
 	Content      string
 	Outcome      string
@@ -160,7 +158,7 @@ type BlockDoc struct {
 // blockDoc builds a block's document.
 func blockDoc(run string, b *BlockDoc) document {
 	d := document{id: docID(KindBlock, b.ID, run), run: run, kind: KindBlock, first: b.First, last: b.Last, level: b.Level,
-		importance: b.Importance, failed: len(b.Errors) > 0}
+		failed: len(b.Errors) > 0}
 	var text strings.Builder
 	for _, s := range []string{b.Title, b.Content, b.Outcome, strings.Join(b.Keywords, " "), strings.Join(b.StateChanges, "\n"), strings.Join(b.Errors, "\n")} {
 		text.WriteString(s)

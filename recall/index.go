@@ -12,6 +12,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
@@ -23,16 +24,25 @@ var ErrIndexLocked = errors.New("the recall index is locked by another process")
 // like SQLite's busy timeout; without it bolt waits forever.
 const lockTimeout = 10 * time.Second
 
-// config is the scorch configuration, on create and on open. The index
-// grows by small batches (one per agent step), so the floor of the merge
-// tiers is lowered from 2,000 documents: with the default, every merge of
-// small segments rewrote one ever-growing segment, a cost that rose with
-// the run's length.
+// mergePlan is the scorch merge policy, for the background merger and for
+// Compact. The index grows by small batches (one per agent step), so the
+// floor of the merge tiers is lowered from 2,000 documents: with the
+// default, every merge of small segments rewrote one ever-growing segment,
+// a cost that rose with the run's length.
+func mergePlan() mergeplan.MergePlanOptions {
+	o := mergeplan.DefaultMergePlanOptions
+	o.FloorSegmentSize, o.TierGrowth, o.MaxSegmentsPerTier, o.SegmentsPerMergeTask = 64, 10, 10, 10
+	return o
+}
+
+// config is the scorch configuration, on create and on open.
 func config() map[string]any {
+	p := mergePlan()
 	return map[string]any{
 		"bolt_timeout": lockTimeout.String(),
 		"scorchMergePlanOptions": map[string]any{
-			"FloorSegmentSize": 64, "TierGrowth": 10.0, "MaxSegmentsPerTier": 10, "SegmentsPerMergeTask": 10,
+			"FloorSegmentSize": p.FloorSegmentSize, "TierGrowth": p.TierGrowth,
+			"MaxSegmentsPerTier": p.MaxSegmentsPerTier, "SegmentsPerMergeTask": p.SegmentsPerMergeTask,
 		},
 	}
 }
@@ -48,7 +58,8 @@ var generationKey = []byte("delta-memory/generation")
 var schemaKey = []byte("delta-memory/schema")
 
 // indexSchema 2: block text in its own field (fieldSummary).
-const indexSchema = "2"
+// indexSchema 3: fields indexed or stored only where used; no importance.
+const indexSchema = "3"
 
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {
@@ -147,6 +158,43 @@ func (ix *index) put(ctx context.Context, docs []document) error {
 	}
 	if err := ix.bi.Batch(b); err != nil {
 		return fmt.Errorf("write recall index: %w", err)
+	}
+	return nil
+}
+
+// maxMergeRounds bounds compact's rounds; each merges a tier's worth.
+const maxMergeRounds = 16
+
+// compact merges the index's segments as the background merger would, a
+// round at a time until a round merges nothing, and returns once the
+// result is persisted.
+func (ix *index) compact(ctx context.Context) error {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return fmt.Errorf("merge recall index: %w", err)
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	tasks := func() uint64 {
+		n, _ := sc.StatsMap()["TotFileMergePlanTasks"].(uint64)
+		return n
+	}
+	plan := mergePlan()
+	for range maxMergeRounds {
+		before := tasks()
+		if err := sc.ForceMerge(ctx, &plan); err != nil {
+			return fmt.Errorf("merge recall index: %w", err)
+		}
+		if tasks() == before {
+			break
+		}
+	}
+	// Merged segments are recorded by the persister in the background; a
+	// batch returns once the persister has caught up with it.
+	if err := ix.bi.SetInternal(generationKey, []byte(ix.generation)); err != nil {
+		return fmt.Errorf("merge recall index: %w", err)
 	}
 	return nil
 }

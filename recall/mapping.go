@@ -6,6 +6,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -13,12 +14,11 @@ import (
 
 // Document fields.
 const (
-	fieldRun        = "run"
-	fieldKind       = "kind"
-	fieldFirst      = "first"
-	fieldLast       = "last"
-	fieldLevel      = "level"
-	fieldImportance = "importance"
+	fieldRun   = "run"
+	fieldKind  = "kind"
+	fieldFirst = "first"
+	fieldLast  = "last"
+	fieldLevel = "level"
 	// fieldText is prose and code, analysed as English words: stop words
 	// dropped, stems kept, so "retried" finds "retry".
 	fieldText = "text"
@@ -49,9 +49,18 @@ const (
 // analyzerID keeps a whole field value as one lower-cased token.
 const analyzerID = "delta_id"
 
+// analyzerText analyses prose and code as bleve's English analyzer does
+// (possessives dropped, lower case, stop words, Porter stems), over
+// wordsTokenizer, which splits words as the unicode tokenizer does.
+const analyzerText = "delta_en"
+
 // newMapping is the index's mapping: BM25 scoring, a static document
 // mapping (nothing indexed by accident), and nothing stored but what a hit
 // needs to be located: the text comes back from SQLite, not from the index.
+// Every field costs at indexing time, so each is indexed only if a query
+// names it and stored only if a hit reads it: the kind is in the document's
+// id, level and failed are only read back, and the _all field, which no
+// query names, is off.
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = bindex.BM25Scoring
@@ -62,19 +71,28 @@ func newMapping() (mapping.IndexMapping, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if err := im.AddCustomAnalyzer(analyzerText, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     wordsTokenizer,
+		"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
+	}); err != nil {
+		return nil, err
+	}
 	doc := bleve.NewDocumentStaticMapping()
-	kw := func(store bool) *mapping.FieldMapping {
+	kw := func(index, store bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = keyword.Name
+		f.Index = index
 		f.Store = store
 		f.IncludeTermVectors = false
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
 	}
-	num := func(store bool) *mapping.FieldMapping {
+	num := func(index bool) *mapping.FieldMapping {
 		f := bleve.NewNumericFieldMapping()
-		f.Store = store
+		f.Index = index
+		f.Store = true
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
@@ -88,18 +106,18 @@ func newMapping() (mapping.IndexMapping, error) {
 		f.DocValues = false
 		return f
 	}
-	doc.AddFieldMappingsAt(fieldRun, kw(false))
-	doc.AddFieldMappingsAt(fieldKind, kw(true))
+	doc.AddFieldMappingsAt(fieldRun, kw(true, false))
+	doc.AddFieldMappingsAt(fieldKind, kw(true, false))
 	doc.AddFieldMappingsAt(fieldFirst, num(true))
 	doc.AddFieldMappingsAt(fieldLast, num(true))
-	doc.AddFieldMappingsAt(fieldLevel, num(true))
-	doc.AddFieldMappingsAt(fieldImportance, num(true))
-	doc.AddFieldMappingsAt(fieldFailed, kw(true))
-	doc.AddFieldMappingsAt(fieldText, text(en.AnalyzerName))
-	doc.AddFieldMappingsAt(fieldSummary, text(en.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldLevel, num(false))
+	doc.AddFieldMappingsAt(fieldFailed, kw(false, true))
+	doc.AddFieldMappingsAt(fieldText, text(analyzerText))
+	doc.AddFieldMappingsAt(fieldSummary, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldActs, text(analyzerID))
 	doc.AddFieldMappingsAt(fieldChanged, text(analyzerID))
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = en.AnalyzerName
 	im.StoreDynamic = false

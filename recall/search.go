@@ -77,9 +77,16 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 	bq := bleve.NewBooleanQuery()
 	bq.AddShould(should...)
 	bq.SetMinShould(1)
-	run := bleve.NewTermQuery(l.run)
-	run.SetField(fieldRun)
-	filters := []query.Query{run}
+	var filters []query.Query
+	only, err := ix.runOnly(ctx, l.run)
+	if err != nil {
+		return nil, err
+	}
+	if !only {
+		run := bleve.NewTermQuery(l.run)
+		run.SetField(fieldRun)
+		filters = append(filters, run)
+	}
 	if l.kind != "" {
 		k := bleve.NewTermQuery(l.kind)
 		k.SetField(fieldKind)
@@ -99,14 +106,16 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		r.SetField(fieldFirst)
 		filters = append(filters, r)
 	}
-	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	if len(filters) > 0 {
+		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
 
 	limit := max(l.limit, 1)
 	// Ask for more than needed so that ties at the cut are broken by our
 	// own order, not by bleve's segment layout: output must not depend on
 	// when the index merged.
 	req := bleve.NewSearchRequestOptions(bq, limit+16, 0, false)
-	req.Fields = []string{fieldKind, fieldFirst, fieldLast, fieldLevel, fieldFailed}
+	req.Fields = []string{fieldFirst, fieldLast, fieldLevel, fieldFailed}
 	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search recall index: %w", err)
@@ -131,6 +140,34 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		hits = hits[:limit]
 	}
 	return hits, nil
+}
+
+// runOnly reports whether every document in the index belongs to run. The
+// run filter then keeps every match, and it is left out: on a long run it
+// cost as much as scoring the matches. Both counts leave deleted documents
+// out, and no other goroutine or process writes the index during a search
+// (the Recaller is used by one goroutine, and bolt locks the index to one
+// process).
+func (ix *index) runOnly(ctx context.Context, run string) (bool, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return false, fmt.Errorf("read recall index: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return false, fmt.Errorf("read recall index: %w", err)
+	}
+	defer r.Close()
+	total, err := r.DocCount()
+	if err != nil {
+		return false, fmt.Errorf("read recall index: %w", err)
+	}
+	tfr, err := r.TermFieldReader(ctx, []byte(run), fieldRun, false, false, false)
+	if err != nil {
+		return false, fmt.Errorf("read recall index: %w", err)
+	}
+	defer tfr.Close()
+	return tfr.Count() == total, nil
 }
 
 // compareHits orders hits best first: score (rounded, so float noise does

@@ -83,7 +83,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 	if _, err := r.CatchUp(ctx, run, nil); err != nil {
 		return res, err
 	}
-	st, err := r.store.state(ctx, r.store.db.Read, run.ID)
+	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
 	if err != nil {
 		return res, err
 	}

@@ -84,8 +84,9 @@ var failurePhrases = []string{
 // "0 failed", "errors: 0", "exit code 0" and "error handling" are not
 // failures.
 func FailureText(output string) bool {
+	var buf [256]byte
 	for line := range strings.Lines(output) {
-		if failureLine(line) {
+		if mayFail(line, buf[:0]) && failureLine(line) {
 			return true
 		}
 	}
@@ -195,7 +196,13 @@ func isPytestELine(t string) bool {
 func ErrorLine(output string, maxLen int) string {
 	var best string
 	bestTier := tierNone
+	var buf [256]byte
 	for line := range strings.Lines(output) {
+		// A line of any tier is a failure line, so mayFail rules out the
+		// others before the patterns run.
+		if !mayFail(line, buf[:0]) {
+			continue
+		}
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(strings.ToLower(t), tracebackHeader) {
 			continue

@@ -23,7 +23,7 @@ func (v foldView) BlocksAfter(ctx context.Context, run string, after int64, limi
 	docs := make([]recall.BlockDoc, len(bs))
 	for i, b := range bs {
 		docs[i] = recall.BlockDoc{
-			ID: b.ID, Level: b.Level, First: b.First, Last: b.Last, Importance: b.Importance,
+			ID: b.ID, Level: b.Level, First: b.First, Last: b.Last,
 			Title: b.Title, Content: b.Content, Outcome: b.Outcome,
 			Keywords: b.Keywords, Entities: b.Entities, StateChanges: b.StateChanges, Errors: b.Errors,
 		}

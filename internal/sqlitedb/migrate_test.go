@@ -2,12 +2,10 @@ package sqlitedb_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/migrations"
 )
 
@@ -16,11 +14,7 @@ import (
 func TestMigrationsGoDownAndUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, filepath.Join(t.TempDir(), "memory.db"), sqlitedb.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := mustOpen(t)
 	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
 	if err != nil {
 		t.Fatal(err)

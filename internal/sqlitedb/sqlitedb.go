@@ -33,7 +33,13 @@ type DB struct {
 	Write *sqlx.DB
 	Read  *sqlx.DB
 	Path  string
+	// reads are the statements Cached prepared on Read.
+	reads *Stmts
 }
+
+// Cached returns the Read pool with statements prepared once and reused,
+// for queries from a fixed set of SQL texts that run often (see Stmts).
+func (db *DB) Cached() Queryer { return Queryer{stmts: db.reads} }
 
 // Options tunes Open. The zero value is the default.
 type Options struct {
@@ -84,6 +90,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
 	db.Read = r
+	db.reads = NewStmts(r)
 	return db, nil
 }
 
@@ -141,6 +148,9 @@ func (db *DB) checkWAL(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.reads != nil {
+		db.reads.Close()
+	}
 	if db.Read != nil {
 		errs = append(errs, db.Read.Close())
 	}

@@ -36,21 +36,29 @@ type Options struct {
 // last iteration fed, for callers that go on appending.
 func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
 	tb.Helper()
-	ctx := context.Background()
-	dir := tb.TempDir()
-	if o.Settings != "" {
-		if err := os.WriteFile(filepath.Join(dir, "memory.yaml"), []byte(o.Settings), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
+	eng, gen, err := build(context.Background(), tb.TempDir(), o)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { eng.Close() })
+	return eng, gen
+}
+
+// build does Build's work in dir, returning the open engine.
+func build(ctx context.Context, dir string, o Options) (*engine.Engine, *synth.Generator, error) {
+	if o.Settings != "" {
+		if err := os.WriteFile(filepath.Join(dir, "memory.yaml"), []byte(o.Settings), 0o644); err != nil {
+			return nil, nil, err
+		}
+	}
+	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
+	if err != nil {
+		return nil, nil, err
+	}
 	gen, err := synth.New(synth.Config{Seed: o.Seed + 1, Iterations: o.Iterations + o.Extra + 1, RunID: RunID, MaxOutputBytes: o.MaxOutputBytes})
 	if err != nil {
-		tb.Fatal(err)
+		eng.Close()
+		return nil, nil, err
 	}
 	var batch []journal.Event
 	for i := 1; i <= o.Iterations; i++ {
@@ -58,15 +66,17 @@ func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
 		batch = append(batch, ev...)
 		if i%2000 == 0 || i == o.Iterations {
 			if _, err := eng.Journal.Append(ctx, RunID, journal.FormatDelta, batch); err != nil {
-				tb.Fatal(err)
+				eng.Close()
+				return nil, nil, err
 			}
 			batch = batch[:0]
 			if _, err := eng.Scheduler.Step(ctx, RunID); err != nil {
-				tb.Fatal(err)
+				eng.Close()
+				return nil, nil, err
 			}
 		}
 	}
-	return eng, gen
+	return eng, gen, nil
 }
 
 // Miscovered checks that every iteration of run is shown by exactly one

@@ -1,0 +1,76 @@
+package fold_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/testrun"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// TestInFullMatchesTheNotes checks InFull, which sums visible blocks, against
+// its definition over the notes: the iterations of a range that no block
+// covers, or that have no note yet. The run has chapters and phases, an
+// unfolded block in the middle, and iterations past the noted ones.
+func TestInFullMatchesTheNotes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng, gen := testrun.Build(t, testrun.Options{Iterations: 500, Extra: 20, MaxOutputBytes: 2000, Budget: 8000, Seed: 3})
+	run, err := eng.Journal.Run(ctx, testrun.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top int
+	for i, b := range blocks {
+		if b.Level > blocks[top].Level {
+			top = i
+		}
+	}
+	if blocks[top].Level < 3 {
+		t.Fatalf("no chapter among %d visible blocks; the test needs deeper folds", len(blocks))
+	}
+	if _, err := eng.Folder.Unfold(ctx, run, blocks[top].ID); err != nil {
+		t.Fatal(err)
+	}
+	// Iterations the scheduler has not noted yet show in full.
+	var more []journal.Event
+	for range 20 {
+		ev, _ := gen.Next()
+		more = append(more, ev...)
+	}
+	if _, err := eng.Journal.Append(ctx, run.ID, journal.FormatDelta, more); err != nil {
+		t.Fatal(err)
+	}
+	if run, err = eng.Journal.Run(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := eng.Fold.Notes(ctx, run.ID, 1, run.Iterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded := make([]bool, run.Iterations+1)
+	for _, n := range notes {
+		folded[n.Number] = n.Block != ""
+	}
+	for first := 1; first <= run.Iterations; first += 13 {
+		for last := first; last <= run.Iterations; last += 37 {
+			want := 0
+			for n := first; n <= last; n++ {
+				if !folded[n] {
+					want++
+				}
+			}
+			got, err := eng.Fold.InFull(ctx, run.ID, first, last)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("InFull(%d, %d) = %d, the notes say %d", first, last, got, want)
+			}
+		}
+	}
+}
