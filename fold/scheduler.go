@@ -155,7 +155,7 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 		Importance float64 `db:"importance"`
 	}
 	if err := s.Store.db.Read.SelectContext(ctx, &rows, `SELECT id, last_iter, access_count, error_count, change_count, importance
-		FROM blocks WHERE run_id = ? AND visible = 1`, run.ID); err != nil {
+		FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1`, run.ID); err != nil {
 		return fmt.Errorf("read block importance: %w", sqlitedb.Classify(err))
 	}
 	type change struct {
