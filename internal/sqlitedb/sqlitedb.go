@@ -33,13 +33,12 @@ type DB struct {
 	Write *sqlx.DB
 	Read  *sqlx.DB
 	Path  string
-	// reads are the statements Cached prepared on Read.
-	reads *Stmts
 }
 
-// Cached returns the Read pool with statements prepared once and reused,
-// for queries from a fixed set of SQL texts that run often (see Stmts).
-func (db *DB) Cached() Queryer { return Queryer{stmts: db.reads} }
+// Cached returns the Read pool for hot reads. Every connection of both
+// pools keeps its statements prepared (stmtcache.go), so this is Read
+// itself; it names the reads that rely on that.
+func (db *DB) Cached() sqlx.QueryerContext { return db.Read }
 
 // Options tunes Open. The zero value is the default.
 type Options struct {
@@ -90,7 +89,6 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
 	db.Read = r
-	db.reads = NewStmts(r)
 	return db, nil
 }
 
@@ -148,9 +146,6 @@ func (db *DB) checkWAL(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
-	if db.reads != nil {
-		db.reads.Close()
-	}
 	if db.Read != nil {
 		errs = append(errs, db.Read.Close())
 	}

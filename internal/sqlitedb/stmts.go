@@ -2,7 +2,6 @@ package sqlitedb
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 
@@ -78,39 +77,4 @@ func (c *Stmts) Close() {
 		st.Close()
 	}
 	c.m = nil
-}
-
-// Queryer runs queries through a Stmts: it is a sqlx.QueryerContext, so
-// sqlx.GetContext and sqlx.SelectContext use cached statements through it.
-type Queryer struct{ stmts *Stmts }
-
-var _ sqlx.QueryerContext = Queryer{}
-
-// QueryContext runs query with args on its cached statement.
-func (q Queryer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := q.stmts.Prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, args...)
-}
-
-// QueryxContext runs query with args on its cached statement.
-func (q Queryer) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
-	st, err := q.stmts.Prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryxContext(ctx, args...)
-}
-
-// QueryRowxContext runs query with args on its cached statement. A
-// statement that cannot be prepared is run unprepared, so that the row
-// reports the error.
-func (q Queryer) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
-	st, err := q.stmts.Prepared(ctx, query)
-	if err != nil {
-		return q.stmts.db.QueryRowxContext(ctx, query, args...)
-	}
-	return st.QueryRowxContext(ctx, args...)
 }
