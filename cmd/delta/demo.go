@@ -45,7 +45,7 @@ Examples:
 
 // demoBudget is the demo's window budget unless --budget says otherwise:
 // small enough that 400 iterations fold at every level.
-const demoBudget = "8000"
+const demoBudget = 8000
 
 func runDemo(c *cli.Context, e env, keep int) error {
 	dir := c.String("dir")
@@ -73,7 +73,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 		return err
 	}
 	if global(c, e, "budget") == "" {
-		ecfg.Budget, _ = strconv.Atoi(demoBudget)
+		ecfg.Budget = demoBudget
 	}
 	ecfg.DBPath = filepath.Join(dir, ".delta", "memory.db")
 	eng, err := engine.Open(c.Context, ecfg)
