@@ -103,13 +103,13 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 			// the same run would have live. Its start stands for "now": its
 			// end can still move when a late event joins it.
 			run.Iterations, run.EndedAt = it.Number, it.Start
-			if _, err := s.decide(ctx, &st, run); err != nil {
+			if err := s.decide(ctx, &st, run); err != nil {
 				return res, err
 			}
 		}
 	}
 	if st.PendingMilestone != "" && st.Noted > 0 {
-		if _, err := s.decide(ctx, &st, run); err != nil {
+		if err := s.decide(ctx, &st, run); err != nil {
 			return res, err
 		}
 	}

@@ -42,19 +42,17 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 }
 
 // decide applies the triggers after iteration run.Iterations was noted.
-func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]FoldEvent, error) {
-	var out []FoldEvent
+// The blocks it makes are reported by Step, which lists every block made
+// since it began (finish).
+func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) error {
 	now := run.Iterations
-	record := func(b *Block, trigger string) {
-		out = append(out, FoldEvent{Block: b.ID, Level: b.Level, First: b.First, Last: b.Last, Trigger: trigger, At: now})
-	}
 
 	// Milestone: everything since the previous milestone becomes a chapter.
 	// The chapter and the state that closes it commit together.
 	if st.PendingMilestone != "" {
 		title := st.PendingMilestone
 		first := min(st.ChapterStart, now)
-		b, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title,
+		_, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title,
 			After: func(tx *sqlx.Tx) error {
 				return mutateStateTx(ctx, tx, st, func(fresh *state) {
 					fresh.ChapterStart, fresh.MilestoneTitle, fresh.MilestoneIter, fresh.LastInterval = now+1, title, now, now
@@ -63,30 +61,26 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 					}
 				})
 			}})
-		if err != nil {
-			if errors.Is(err, ErrFoldRace) {
-				return out, nil
-			}
-			return out, fmt.Errorf("milestone fold of iterations %d-%d: %w", first, now, err)
+		if errors.Is(err, ErrFoldRace) {
+			return nil
 		}
-		record(b, TriggerMilestone)
+		if err != nil {
+			return fmt.Errorf("milestone fold of iterations %d-%d: %w", first, now, err)
+		}
 	}
 
 	u, err := s.usage(ctx, run)
 	if err != nil {
-		return out, err
+		return err
 	}
-	// apply records the blocks a trigger made and measures the window again
-	// if it changed; most iterations fold nothing and measure it once.
-	apply := func(trigger string, bs []*Block, err error) error {
+	// apply measures the window again when a trigger folded something; most
+	// iterations fold nothing and measure it once.
+	apply := func(bs []*Block, err error) error {
 		if errors.Is(err, ErrFoldRace) {
 			err = nil // another process folded first; its blocks stand
 		}
 		if err != nil {
 			return err
-		}
-		for _, b := range bs {
-			record(b, trigger)
 		}
 		if len(bs) > 0 {
 			u, err = s.usage(ctx, run)
@@ -105,11 +99,11 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 	}
 	if now-st.LastInterval >= every {
 		bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, -1)
-		if err := apply(TriggerInterval, bs, err); err != nil {
-			return out, err
+		if err := apply(bs, err); err != nil {
+			return err
 		}
 		if err := s.mutateState(ctx, st, func(fresh *state) { fresh.LastInterval = now }); err != nil {
-			return out, err
+			return err
 		}
 	}
 
@@ -120,15 +114,15 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 		if u.ratio(c) > c.PressureUrgent {
 			level, keep = L2, 1
 			bs, err := s.cascade(ctx, run, st.ChapterStart)
-			if err := apply(TriggerCascade, bs, err); err != nil {
-				return out, err
+			if err := apply(bs, err); err != nil {
+				return err
 			}
 		}
 		target := int(c.PressureLow * float64(c.Budget))
 		if excess := u.total(c) - target; excess > 0 {
 			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess)
-			if err := apply(TriggerPressure, bs, err); err != nil {
-				return out, err
+			if err := apply(bs, err); err != nil {
+				return err
 			}
 		}
 		// When the newest KeepRecent iterations alone hold the window over
@@ -138,19 +132,19 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) ([]F
 		// the milder, non-urgent case.
 		if keep > 1 && u.ratio(c) > c.PressureHigh {
 			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total(c)-target)
-			if err := apply(TriggerPressure, bs, err); err != nil {
-				return out, err
+			if err := apply(bs, err); err != nil {
+				return err
 			}
 		}
 	}
 
 	if u.shortTerm > c.ShortTermBudget() || u.longTerm > c.LongTermBudget() {
 		bs, err := s.cascade(ctx, run, st.ChapterStart)
-		if err := apply(TriggerCascade, bs, err); err != nil {
-			return out, err
+		if err := apply(bs, err); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // staticTokens counts the run's system prompt and task, remembering the

@@ -31,12 +31,12 @@ Examples:
    delta memory demo --budget 4000 --dir /tmp/delta-demo`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "workspace to create (default: a new directory under $TMPDIR)"},
-			&cli.StringFlag{Name: "keep-recent", Value: strconv.Itoa(engine.DefaultKeepRecent), Usage: "newest iterations left to the runtime, as sync's --keep-recent"},
+			keepRecentFlag("newest iterations left to the runtime, as sync's --keep-recent"),
 		},
 		Action: func(c *cli.Context) error {
-			keep, err := strconv.Atoi(c.String("keep-recent"))
-			if err != nil || keep < 0 {
-				return usagef("pass a whole number, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", c.String("keep-recent"))
+			keep, err := keepRecent(c, e)
+			if err != nil {
+				return err
 			}
 			return runDemo(c, e, keep)
 		},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -33,7 +32,7 @@ Examples:
    delta memory simulate --budget 8000 --keep-recent 5 --summary journal.jsonl
    delta memory simulate --json transcript.json | jq '.series[] | {iteration, window_tokens}'`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "keep-recent", Value: strconv.Itoa(engine.DefaultKeepRecent), Usage: "newest iterations left to the runtime's journal source, as sync's --keep-recent"},
+			keepRecentFlag("newest iterations left to the runtime's journal source, as sync's --keep-recent"),
 			&cli.StringFlag{Name: "format", Value: journal.FormatAuto, Usage: "input format: auto, delta or openai"},
 			&cli.BoolFlag{Name: "summary", Usage: "print only the totals, not a line per iteration"},
 			&cli.BoolFlag{Name: "json", Usage: "print the per-iteration series and the totals as JSON"},
@@ -42,9 +41,9 @@ Examples:
 			if c.NArg() != 1 {
 				return usagef("delta memory simulate FILE (see --help)", "want one journal FILE, got %d arguments", c.NArg())
 			}
-			keep, err := strconv.Atoi(c.String("keep-recent"))
-			if err != nil || keep < 0 {
-				return usagef("pass a whole number, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", c.String("keep-recent"))
+			keep, err := keepRecent(c, e)
+			if err != nil {
+				return err
 			}
 			format := c.String("format")
 			if err := oneOf(c.Command.HelpName, "format", format, journal.FormatAuto, journal.FormatDelta, journal.FormatOpenAI); err != nil {

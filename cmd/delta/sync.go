@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ Examples:
    delta memory sync --cwd /work/ws --run run-42 --output /tmp/memory.md --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "Markdown FILE to write (default: $DELTA_CWD/.delta/context_artifacts/memory.md)"},
-			&cli.StringFlag{Name: "keep-recent", Usage: "newest iterations left to Delta's journal source (default 5) [$DELTA_MEMORY_KEEP_RECENT]"},
+			keepRecentFlag("newest iterations left to Delta's journal source"),
 			&cli.StringFlag{Name: "cwd", Usage: "the agent's workspace (default: $DELTA_CWD, else .)"},
 			&cli.StringFlag{Name: "agent-home", Usage: "the agent project, for its memory.yaml (default: $DELTA_AGENT_HOME)"},
 			&cli.StringFlag{Name: "journal", Usage: "journal FILE to read (default: $DELTA_CWD/.delta/$DELTA_RUN_ID/journal.jsonl)"},
@@ -97,7 +98,7 @@ type syncIn struct {
 // which beats the defaults.
 func syncInputs(c *cli.Context, e env) (syncIn, error) {
 	var in syncIn
-	cwd := firstSet(c.String("cwd"), e.getenv("DELTA_CWD"), ".")
+	cwd := cmp.Or(c.String("cwd"), e.getenv("DELTA_CWD"), ".")
 	in.run = global(c, e, "run")
 	in.journal = c.String("journal")
 	if in.journal == "" {
@@ -110,14 +111,10 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 		}
 		in.journal = engine.JournalPath(cwd, in.run)
 	}
-	in.output = firstSet(c.String("output"), filepath.Join(cwd, ".delta", "context_artifacts", "memory.md"))
-	in.keep = engine.DefaultKeepRecent
-	if k := firstSet(c.String("keep-recent"), e.getenv("DELTA_MEMORY_KEEP_RECENT")); k != "" {
-		n, err := strconv.Atoi(k)
-		if err != nil || n < 0 {
-			return in, usagef("pass a whole number of iterations, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", k)
-		}
-		in.keep = n
+	in.output = cmp.Or(c.String("output"), filepath.Join(cwd, ".delta", "context_artifacts", "memory.md"))
+	var err error
+	if in.keep, err = keepRecent(c, e); err != nil {
+		return in, err
 	}
 	ecfg, err := engineConfig(c, e)
 	if err != nil {
@@ -127,7 +124,7 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 		ecfg.DBPath = filepath.Join(cwd, ".delta", "memory.db")
 	}
 	if ecfg.ConfigFile == "" {
-		if home := firstSet(c.String("agent-home"), e.getenv("DELTA_AGENT_HOME")); home != "" {
+		if home := cmp.Or(c.String("agent-home"), e.getenv("DELTA_AGENT_HOME")); home != "" {
 			if p := filepath.Join(home, "memory.yaml"); fileExists(p) {
 				ecfg.ConfigFile = p
 			}
@@ -135,6 +132,25 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 	}
 	in.engine = ecfg
 	return in, nil
+}
+
+// keepRecentFlag is --keep-recent, shared by sync, simulate and demo.
+func keepRecentFlag(usage string) cli.Flag {
+	return &cli.StringFlag{Name: "keep-recent", Usage: usage + " (default 5) [$DELTA_MEMORY_KEEP_RECENT]"}
+}
+
+// keepRecent reads --keep-recent, else DELTA_MEMORY_KEEP_RECENT, else
+// engine.DefaultKeepRecent.
+func keepRecent(c *cli.Context, e env) (int, error) {
+	k := cmp.Or(c.String("keep-recent"), e.getenv("DELTA_MEMORY_KEEP_RECENT"))
+	if k == "" {
+		return engine.DefaultKeepRecent, nil
+	}
+	n, err := strconv.Atoi(k)
+	if err != nil || n < 0 {
+		return 0, usagef("pass a whole number of iterations, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", k)
+	}
+	return n, nil
 }
 
 // latestJournalRun names the run whose .delta/<run>/journal.jsonl was
@@ -156,15 +172,6 @@ func latestJournalRun(cwd string) string {
 		return ""
 	}
 	return filepath.Base(filepath.Dir(best))
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func fileExists(p string) bool {

@@ -179,7 +179,8 @@ type Step struct {
 
 // Import imports a journal file, then brings its run up to date: the fold
 // scheduler, the recall index and the recall triggers, so that the context
-// is ready.
+// is ready. A file with no complete event yet (half a first line) imports
+// nothing and updates nothing.
 func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, Step, error) {
 	lock, err := e.exclusive(ctx)
 	if err != nil {
@@ -187,12 +188,15 @@ func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOpt
 	}
 	defer lock.Release()
 	res, err := e.Journal.ImportFile(ctx, path, opts)
-	if err != nil {
+	if err != nil || !hasEvents(res) {
 		return res, Step{}, err
 	}
 	step, err := e.Update(ctx, res.Run)
 	return res, step, err
 }
+
+// hasEvents reports whether an import left its run with any event.
+func hasEvents(r journal.ImportResult) bool { return r.Run != "" && r.LastSeq > 0 }
 
 // Update runs the fold scheduler on a run, then catches the recall index
 // up and runs the recall triggers on its new iterations.

@@ -64,21 +64,13 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 		res.Markdown = emptyMemory(fmt.Sprintf("the journal at %s has no events yet", opts.Journal))
 		return res, nil
 	}
-	lock, err := e.exclusive(ctx)
+	res.Import, res.Step, err = e.Import(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta})
 	if err != nil {
 		return res, err
 	}
-	defer lock.Release()
-	res.Import, err = e.Journal.ImportFile(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta})
-	if err != nil {
-		return res, err
-	}
-	if res.Import.Run == "" || res.Import.Iterations == 0 && res.Import.LastSeq == 0 {
+	if !hasEvents(res.Import) {
 		res.Markdown = emptyMemory(fmt.Sprintf("the journal at %s has no complete events yet", opts.Journal))
 		return res, nil
-	}
-	if res.Step, err = e.Update(ctx, res.Import.Run); err != nil {
-		return res, err
 	}
 	run, err := e.Journal.Run(ctx, res.Import.Run)
 	if err != nil {

@@ -5,9 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/migrations"
 )
 
@@ -31,7 +34,12 @@ func (e *SchemaError) Unwrap() error { return ErrSchemaTooNew }
 // migrate applies the embedded migrations through a goose Provider. It
 // refuses to touch a database whose version is beyond the embedded ones,
 // since an older binary cannot know what a newer schema means.
-func migrate(ctx context.Context, db *sql.DB) error {
+//
+// Two processes opening a new database at once would both apply the same
+// migration, and the second would fail half way ("duplicate column"): goose
+// has no lock for SQLite. So a database that needs migrating is migrated
+// under the process lock (see Open); one that is up to date takes none.
+func migrate(ctx context.Context, db *sql.DB, lock *processLock) error {
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
@@ -47,6 +55,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if current > known {
 		return &SchemaError{DBVersion: current, KnownVersion: known}
 	}
+	if current == known {
+		return nil
+	}
+	if err := lock.take(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	// Up reads the version again: another process may have migrated while
+	// this one waited.
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate database: %w", Classify(err))
 	}
@@ -60,4 +76,39 @@ func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("load migrations: %w", err)
 	}
 	return p.GetDBVersion(ctx)
+}
+
+// processLock is the lock file beside a database (path + ".lock", the one
+// the engine takes for imports and syncs), taken at most once while a
+// database is set up and released when Open is done with it.
+type processLock struct {
+	path string
+	wait time.Duration
+	held *lockfile.Lock
+}
+
+// take acquires the lock unless it is held already.
+func (l *processLock) take(ctx context.Context) error {
+	if l.held != nil {
+		return nil
+	}
+	held, err := lockfile.Acquire(ctx, l.path, l.wait)
+	if errors.Is(err, lockfile.ErrTimeout) {
+		return fmt.Errorf("%w: %w", ErrLocked, err)
+	}
+	l.held = held
+	return err
+}
+
+// release lets the next process in.
+func (l *processLock) release() {
+	l.held.Release()
+	l.held = nil
+}
+
+// isNew reports whether the database file is missing or empty: creating it
+// (and switching it to WAL) must not race another process doing the same.
+func isNew(path string) bool {
+	st, err := os.Stat(path)
+	return err != nil || st.Size() == 0
 }

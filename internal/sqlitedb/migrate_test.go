@@ -2,10 +2,12 @@ package sqlitedb_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/migrations"
 )
 
@@ -35,5 +37,30 @@ func TestMigrationsGoDownAndUp(t *testing.T) {
 	}
 	if _, err := db.Write.ExecContext(ctx, `SELECT calls, prompt_tokens, completion_tokens, failures, amended FROM llm_usage LIMIT 0`); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestConcurrentFirstOpens opens one new database from several handles at
+// once, as two `delta memory sync` processes starting on a fresh workspace
+// do: exactly one must migrate it, and every open must succeed.
+func TestConcurrentFirstOpens(t *testing.T) {
+	t.Parallel()
+	for round := 0; round < 5; round++ {
+		path := filepath.Join(t.TempDir(), "memory.db")
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				db, err := sqlitedb.Open(context.Background(), path, sqlitedb.Options{})
+				if err == nil {
+					err = db.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }

@@ -73,11 +73,19 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetConnMaxLifetime(0)
 
 	db := &DB{Write: w, Path: path}
+	lock := &processLock{path: path + ".lock", wait: busy}
+	defer lock.release()
+	if isNew(path) {
+		if err := lock.take(ctx); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+	}
 	if err := db.checkWAL(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
-	if err := migrate(ctx, w.DB); err != nil {
+	if err := migrate(ctx, w.DB, lock); err != nil {
 		w.Close()
 		return nil, err
 	}
