@@ -100,5 +100,6 @@ func (c Config) share(f float64) int { return int(f * float64(c.Budget)) }
 func (c Config) StaticBudget() int    { return c.share(c.Shares.Static) }
 func (c Config) LongTermBudget() int  { return c.share(c.Shares.LongTerm) }
 func (c Config) ShortTermBudget() int { return c.share(c.Shares.ShortTerm) }
+func (c Config) WorkingBudget() int   { return c.share(c.Shares.Working) }
 func (c Config) RetrievedBudget() int { return c.share(c.Shares.Retrieved) }
 func (c Config) DynamicBudget() int   { return c.share(c.Shares.Dynamic) }

@@ -25,7 +25,7 @@ func TestExplicitRecallsAreDisjoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) < 2 || hits[0].Iterations != [2]int{40, 40} {
+	if len(hits) < 2 || hits[0].Matched != [2]int{40, 40} {
 		t.Fatalf("want iteration 40 first among several hits: %+v", hits)
 	}
 	for i, a := range hits {

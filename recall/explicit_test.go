@@ -23,8 +23,13 @@ func TestExplicitRecallFindsAnOldFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) == 0 || hits[0].Iterations != [2]int{40, 40} || hits[0].Reason != recall.ReasonExplicit {
+	if len(hits) == 0 || hits[0].Matched != [2]int{40, 40} || hits[0].Reason != recall.ReasonExplicit {
 		t.Fatalf("iteration 40 is not the best hit: %+v", hits)
+	}
+	// The best hit comes back with a step around it (41 holds a long
+	// output, too long to be context).
+	if hits[0].Iterations != [2]int{39, 40} {
+		t.Fatalf("the best hit's range is %v, want 39-40 (the step before as context)", hits[0].Iterations)
 	}
 	if !strings.Contains(hits[0].Content, "METRICS_PORT=9464") {
 		t.Fatalf("the hit's content lacks the fact:\n%s", hits[0].Content)
@@ -38,7 +43,7 @@ func TestExplicitRecallFindsAnOldFact(t *testing.T) {
 	}
 	// An exact identifier finds it too.
 	hits, err = eng.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, DryRun: true})
-	if err != nil || len(hits) == 0 || hits[0].Iterations[0] != 40 {
+	if err != nil || len(hits) == 0 || hits[0].Matched[0] != 40 {
 		t.Fatalf("METRICS_PORT: %+v, %v", hits, err)
 	}
 }

@@ -115,7 +115,7 @@ func TestCatchUpAfterACrashBeforeIndexing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) == 0 || hits[0].Iterations[0] != 250 {
+	if len(hits) == 0 || hits[0].Matched[0] != 250 {
 		t.Fatalf("the iterations committed before the crash were not caught up: %+v", hits)
 	}
 	if len(*warnings) != 0 {

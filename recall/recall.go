@@ -19,6 +19,9 @@ type Folds interface {
 	// Covering returns the visible block covering iteration n and its
 	// importance; folded is false when n shows in full.
 	Covering(ctx context.Context, run string, n int) (block string, importance float64, folded bool, err error)
+	// L0Tokens returns what each iteration of first..last takes in full,
+	// by number.
+	L0Tokens(ctx context.Context, run string, first, last int) (map[int]int, error)
 	// InFull counts the iterations of first..last shown in full.
 	InFull(ctx context.Context, run string, first, last int) (int, error)
 	// WorkingFrom returns the first iteration after the last folded one:
@@ -42,13 +45,25 @@ type Config struct {
 	// (defaults 1 and 2).
 	MaxImplicit int
 	MaxError    int
-	// Limit is the default number of hits of an explicit recall (5).
+	// Limit is the default number of hits of an explicit recall; 0 (the
+	// default) leaves it to the caller: the engine takes as many as the
+	// window has room for, up to MaxHits.
 	Limit int
+	// MaxHits bounds the hits of one explicit recall (default 40).
+	MaxHits int
+	// Focus is how many of an explicit recall's best hits may be whole
+	// blocks and come with Context (default 5); the hits past them are
+	// single iterations.
+	Focus int
+	// Context is how many iterations on each side of a focus iteration hit
+	// an explicit recall brings back with it (default 1; -1 for none): the
+	// step before a match says why, the one after what came of it.
+	Context int
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, Limit: 5}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1}
 }
 
 func (c Config) withDefaults() Config {
@@ -65,8 +80,17 @@ func (c Config) withDefaults() Config {
 	if c.MaxError <= 0 {
 		c.MaxError = d.MaxError
 	}
-	if c.Limit <= 0 {
-		c.Limit = d.Limit
+	if c.MaxHits <= 0 {
+		c.MaxHits = d.MaxHits
+	}
+	if c.Focus <= 0 {
+		c.Focus = d.Focus
+	}
+	switch {
+	case c.Context == 0:
+		c.Context = d.Context
+	case c.Context < 0:
+		c.Context = 0
 	}
 	return c
 }
@@ -78,6 +102,15 @@ func (c Config) Validate() error {
 	}
 	if c.ImplicitThreshold < 0 || c.ImplicitThreshold > 1 {
 		return fmt.Errorf("recall implicit_threshold %g: want a number in [0, 1]", c.ImplicitThreshold)
+	}
+	if c.Limit < 0 || c.MaxHits < 0 || c.Limit > max(c.MaxHits, DefaultConfig().MaxHits) {
+		return fmt.Errorf("recall limit %d, max_hits %d: want 0 (as many as fit) or 1 to max_hits (default %d)", c.Limit, c.MaxHits, DefaultConfig().MaxHits)
+	}
+	if c.Focus < 0 {
+		return fmt.Errorf("recall focus %d: want a positive number of hits", c.Focus)
+	}
+	if c.Context > 8 {
+		return fmt.Errorf("recall context %d: want -1 (none) to 8 iterations", c.Context)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -14,13 +15,16 @@ type Query struct {
 	// Keywords are words, phrases, paths or identifiers; a document
 	// matches any of them, ranked by BM25, exact entity matches first.
 	Keywords []string
-	// Limit caps the hits (default Config.Limit).
+	// Limit caps the hits (default Config.Limit, else Config.MaxHits).
 	Limit int
 	// DryRun finds and ranks without recording a recall.
 	DryRun bool
 	// Visible keeps the hits shown in full already, which a recall skips;
 	// with DryRun it ranks the whole run, as an evaluation needs.
 	Visible bool
+	// Fill asks for hits to fill a window's room rather than a short
+	// list: see Retrieve.
+	Fill bool
 }
 
 // Text returns the query as one line, as recorded.
@@ -30,12 +34,20 @@ func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 // block documents, keeping hits not already shown in full, and records
 // them so that the next context shows them in the Retrieved partition. It
 // returns the hits as recorded, best first.
+//
+// An iteration hit comes back with Config.Context iterations on each side
+// (its range says so), clipped where an earlier hit's range begins or
+// ends: the ranges of one recall never overlap. With q.Fill, that holds
+// for the best Config.Focus hits only, and past them hits are single
+// iterations, never blocks, so that a recall filling a window's room
+// spends it on what matched; a block also gives way to iteration hits in
+// its range.
 func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Recall, error) {
 	if strings.TrimSpace(q.Text()) == "" {
 		return nil, fmt.Errorf("%w: give at least one keyword", ErrEmptyQuery)
 	}
 	if q.Limit <= 0 {
-		q.Limit = r.cfg.Limit
+		q.Limit = cmp.Or(r.cfg.Limit, r.cfg.MaxHits)
 	}
 	if _, err := r.CatchUp(ctx, run, nil); err != nil {
 		return nil, err
@@ -62,7 +74,8 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		if len(picked) == q.Limit {
 			break
 		}
-		if overlaps(picked, h.First, h.Last) {
+		focus := !q.Fill || len(picked) < r.cfg.Focus
+		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || q.Fill && holdsIteration(hits, h)) {
 			continue
 		}
 		if !q.Visible {
@@ -74,23 +87,101 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 				continue // already visible in full
 			}
 		}
-		picked = append(picked, Recall{First: h.First, Last: h.Last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score})
+		first, last := h.First, h.Last
+		if h.Kind == KindIteration && focus && r.cfg.Context > 0 {
+			lo, hi := widen(picked, first, last, r.cfg.Context, run.Iterations)
+			if first, last, err = r.trimContext(ctx, run.ID, h, lo, hi); err != nil {
+				return nil, err
+			}
+		}
+		picked = append(picked, Recall{First: first, Last: last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score,
+			Matched: [2]int{h.First, h.Last}})
 	}
-	if q.DryRun || len(picked) == 0 {
+	if q.DryRun {
 		return picked, nil
 	}
+	return r.Record(ctx, run, picked)
+}
+
+// holdsIteration reports whether an iteration hit falls in block hit b's
+// range: the block then gives way to the iterations that match themselves,
+// which say more in fewer tokens than the whole range.
+func holdsIteration(hits []Hit, b Hit) bool {
+	for _, h := range hits {
+		if h.Kind == KindIteration && b.First <= h.First && h.Last <= b.Last {
+			return true
+		}
+	}
+	return false
+}
+
+// maxContextRatio bounds an iteration of context, in tokens, to this many
+// times the hit's own (or contextFloor): a short question between two long
+// answers comes back alone, and a recall's room goes to what matched.
+const (
+	maxContextRatio = 3
+	contextFloor    = 64
+)
+
+// trimContext narrows lo..hi, the hit's range widened by its context, to
+// the iterations next to the hit that are not too long for context.
+func (r *Recaller) trimContext(ctx context.Context, run string, h Hit, lo, hi int) (int, int, error) {
+	if lo == h.First && hi == h.Last {
+		return lo, hi, nil
+	}
+	tokens, err := r.folds.L0Tokens(ctx, run, lo, hi)
+	if err != nil {
+		return 0, 0, err
+	}
+	own := 0
+	for n := h.First; n <= h.Last; n++ {
+		own += tokens[n]
+	}
+	most := max(contextFloor, int(maxContextRatio*float64(own)))
+	first, last := h.First, h.Last
+	for first > lo && tokens[first-1] <= most {
+		first--
+	}
+	for last < hi && tokens[last+1] <= most {
+		last++
+	}
+	return first, last, nil
+}
+
+// widen extends first..last by n iterations on each side, within 1..end
+// and short of the ranges in rs.
+func widen(rs []Recall, first, last, n, end int) (int, int) {
+	lo, hi := max(1, first-n), min(max(end, last), last+n)
+	for _, r := range rs {
+		if r.Last < first && r.Last >= lo {
+			lo = r.Last + 1
+		}
+		if r.First > last && r.First <= hi {
+			hi = r.First - 1
+		}
+	}
+	return lo, hi
+}
+
+// Record records explicit recalls found by a dry run (Retrieve with
+// DryRun), so that the next context shows them, and counts an access to
+// the blocks they cover. It returns them in the order given, with where
+// each was recorded: a range an active recall already showed refreshes
+// that recall.
+func (r *Recaller) Record(ctx context.Context, run journal.Run, rs []Recall) ([]Recall, error) {
+	if len(rs) == 0 {
+		return rs, nil
+	}
 	now := max(run.Iterations, 1)
-	stored, err := r.store.apply(ctx, run.ID, now, r.cfg.TTL, change{add: picked})
+	stored, err := r.store.apply(ctx, run.ID, now, r.cfg.TTL, change{add: rs})
 	if err != nil {
 		return nil, err
 	}
 	if err := r.touch(ctx, run.ID, stored, now); err != nil {
 		return nil, err
 	}
-	// Report in rank order, with what the store made of each (a range an
-	// active recall already showed was refreshed, not added).
-	out := make([]Recall, 0, len(picked))
-	for _, p := range picked {
+	out := make([]Recall, 0, len(rs))
+	for _, p := range rs {
 		for _, s := range stored {
 			if s.First <= p.First && p.Last <= s.Last {
 				p.ID, p.Since, p.Expires = s.ID, s.Since, s.Expires

@@ -33,6 +33,9 @@ type Recall struct {
 	// Expires, unless a later iteration names it again.
 	Since   int `json:"since"`
 	Expires int `json:"expires"`
+	// Matched is the range the search matched, within First..Last, which
+	// adds the context around it; set on what Retrieve returns, not stored.
+	Matched [2]int `json:"-"`
 }
 
 // Active reports whether the recall shows at iteration now.

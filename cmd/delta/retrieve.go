@@ -17,8 +17,12 @@ func retrieveCommand(e env) *cli.Command {
 		Description: `Searches the run's iterations and blocks (BM25; exact paths and identifiers rank first),
 prints what it found, and records each hit as a recall: the next "delta memory context"
 shows it in the Retrieved partition for the next iterations (recall ttl, default 8).
-Iterations already shown in full are not recalled again. A block hit brings back the
-iterations it covers, in full while they fit the Retrieved share, else one line each.
+Iterations already shown in full are not recalled again. A matching iteration comes back
+with the one before and after it (recall context); a block hit brings back the iterations
+it covers, in full while they fit, else one line each. Without --limit it takes, best first,
+as many hits as the window has room for (recall max_hits, 40, at most): recalls come
+before the overflow of Working, which keeps half its share. Past the best five (recall
+focus), hits are single iterations.
 
 Examples:
    delta memory retrieve --keyword "metrics server port"
@@ -26,7 +30,7 @@ Examples:
    delta memory retrieve --json --dry-run --keyword timeout`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "keyword", Aliases: []string{"k"}, Usage: "word, phrase, path or identifier to look for (repeatable)"},
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "most hits to recall (default: recall limit, 5)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "most hits to recall (default: as many as the window has room for, or the recall limit if set)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "search and print, but record no recall"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},

@@ -18,7 +18,7 @@ func toolDefs() []map[string]any {
 			"Search your own earlier iterations, including ones folded out of your context, and bring the best matches back into the Retrieved memory section for the next few steps. Use exact file paths, identifiers or error text when you have them.",
 			map[string]any{
 				"keywords": map[string]any{"type": "string", "description": "words, file paths, identifiers or error text to look for, e.g. \"data/cache_3d5a4.json RETRY_BUDGET\""},
-				"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": 20, "description": "most matches to bring back (default 5)"},
+				"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": 20, "description": "most matches to bring back (default: as many as your context has room for)"},
 			}, "keywords"),
 		fn("bookmark_memory",
 			"Keep one of your iterations in your context, with a note on why it matters, even after older history is folded away.",

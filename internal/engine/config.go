@@ -43,6 +43,9 @@ type FileConfig struct {
 		MaxImplicit       int     `yaml:"max_implicit" json:"max_implicit"`
 		MaxError          int     `yaml:"max_error" json:"max_error"`
 		Limit             int     `yaml:"limit" json:"limit"`
+		MaxHits           int     `yaml:"max_hits" json:"max_hits"`
+		Focus             int     `yaml:"focus" json:"focus"`
+		Context           int     `yaml:"context" json:"context"`
 	} `yaml:"recall" json:"recall"`
 	Importance *struct {
 		Recency     float64 `yaml:"recency" json:"recency"`
@@ -147,5 +150,14 @@ func (fc FileConfig) ApplyRecall(c *recall.Config) {
 	}
 	if r.Limit != 0 {
 		c.Limit = r.Limit
+	}
+	if r.MaxHits != 0 {
+		c.MaxHits = r.MaxHits
+	}
+	if r.Focus != 0 {
+		c.Focus = r.Focus
+	}
+	if r.Context != 0 {
+		c.Context = r.Context
 	}
 }

@@ -35,6 +35,10 @@ func (v foldView) Covering(ctx context.Context, run string, n int) (string, floa
 	return v.store.Covering(ctx, run, n)
 }
 
+func (v foldView) L0Tokens(ctx context.Context, run string, first, last int) (map[int]int, error) {
+	return v.store.L0Tokens(ctx, run, first, last)
+}
+
 func (v foldView) InFull(ctx context.Context, run string, first, last int) (int, error) {
 	return v.store.InFull(ctx, run, first, last)
 }

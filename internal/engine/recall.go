@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -18,8 +19,9 @@ import (
 // the chapter holds.
 const (
 	// maxOffered is how many active recalls are offered to the Retrieved
-	// partition; the rest are named in show, not rendered.
-	maxOffered = 12
+	// partition; the rest are named in show, not rendered. It leaves room
+	// for a recall of recall.Config.MaxHits hits and a few older ones.
+	maxOffered = 128
 	// maxFullRange is the longest range offered in full (L0).
 	maxFullRange = 8
 	// maxLines is the most L1 lines a recall offers.
@@ -41,10 +43,12 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recall
 	}
 	out := make([]window.Recalled, 0, len(active))
 	// Render in full only while what was rendered could still fit: the
-	// fitter shows the most wanted first, so text past twice the share
-	// would be counted and thrown away.
-	room := 2 * e.Config.RetrievedBudget()
-	for _, r := range active {
+	// fitter shows the most wanted first, so text past what the Retrieved
+	// partition may take (its share and what the others leave) would be
+	// counted and thrown away.
+	room := e.Config.Budget - e.Config.StaticBudget()
+	var prev recall.Recall
+	for i, r := range active {
 		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0)
 		if err != nil {
 			return nil, err
@@ -53,10 +57,25 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recall
 			continue // all of it shows in full already
 		}
 		room -= max(rt.fullTokens, rt.linesTokens)
-		out = append(out, window.Recalled{Name: recallName(r), Source: fmt.Sprintf("recall:%d", r.ID),
+		name := recallName(r)
+		if i > 0 && r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since {
+			// The section before named the query: say it once.
+			name = sameRecallName(r)
+		}
+		prev = r
+		out = append(out, window.Recalled{Name: name, Source: fmt.Sprintf("recall:%d", r.ID),
 			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens})
 	}
 	return out, nil
+}
+
+// sameRecallName heads a recall's section when the one before it came
+// from the same query.
+func sameRecallName(r recall.Recall) string {
+	if r.Last != r.First {
+		return fmt.Sprintf("Iterations %d-%d (same query)", r.First, r.Last)
+	}
+	return fmt.Sprintf("Iteration %d (same query)", r.First)
 }
 
 // recallName heads a recall's section: what came back and why.
@@ -132,16 +151,26 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 		rr.fullTokens += l0.MarkdownTokens
 	}
 	rr.full = strings.TrimRight(fb.String(), "\n")
+	if first == last {
+		// The section's heading names a lone iteration already: its own
+		// heading would say it again, unless it says how it failed.
+		if rest, ok := strings.CutPrefix(rr.full, fmt.Sprintf("#### Iteration %d (ok)\n", first)); ok {
+			rr.full, rr.fullTokens = rest, e.Tokenizer.Count(rest)
+		}
+	}
 	return rr, nil
 }
 
 // Retrieved is one hit of an explicit recall, with the text it brings back.
 type Retrieved struct {
-	Kind       string  `json:"kind"`
-	Iterations [2]int  `json:"iterations"`
-	Score      float64 `json:"score"`
-	Block      *string `json:"block"`
-	Reason     string  `json:"reason"`
+	Kind       string `json:"kind"`
+	Iterations [2]int `json:"iterations"`
+	// Matched is the part of Iterations the search matched; the rest is
+	// the context brought back around it.
+	Matched [2]int  `json:"matched"`
+	Score   float64 `json:"score"`
+	Block   *string `json:"block"`
+	Reason  string  `json:"reason"`
 	// Content is the hit's folded iterations, in full while they fit the
 	// Retrieved share, else one line each.
 	Content string `json:"content"`
@@ -154,37 +183,141 @@ type Retrieved struct {
 
 // Retrieve runs an explicit recall: BM25 over the run's index, each hit
 // expanded to its iterations from the journal (in full while they fit the
-// Retrieved share, else one line each), and recorded so that the next
-// context shows them.
+// room, else one line each), and recorded so that the next context shows
+// them. With no limit (q.Limit and the configured limit 0) it takes, best
+// first, as many hits as the window has room to show in full (at least
+// one, at most recall MaxHits).
 func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) ([]Retrieved, error) {
-	hits, err := e.Recall.Retrieve(ctx, run, q)
-	if err != nil {
-		return nil, err
-	}
-	budget := e.Config.RetrievedBudget()
-	out := make([]Retrieved, 0, len(hits))
-	for _, h := range hits {
-		rt, err := e.recallText(ctx, run, h.First, h.Last, true)
-		if err != nil {
+	auto := q.Limit <= 0 && e.Recall.Config().Limit == 0
+	room := e.Config.RetrievedBudget()
+	var hits []recall.Recall
+	var texts []recallRender
+	var err error
+	if !auto {
+		if hits, err = e.Recall.Retrieve(ctx, run, q); err != nil {
 			return nil, err
 		}
-		full, lines := rt.full, rt.lines
-		r := Retrieved{Kind: recall.KindIteration, Iterations: [2]int{h.First, h.Last}, Score: h.Score, Reason: h.Reason,
+		for _, h := range hits {
+			rt, err := e.recallText(ctx, run, h.First, h.Last, true)
+			if err != nil {
+				return nil, err
+			}
+			texts = append(texts, rt)
+		}
+	} else {
+		if hits, texts, room, err = e.fill(ctx, run, q); err != nil {
+			return nil, err
+		}
+		if !q.DryRun {
+			if hits, err = e.Recall.Record(ctx, run, hits); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]Retrieved, 0, len(hits))
+	for i, h := range hits {
+		rt := texts[i]
+		r := Retrieved{Kind: recall.KindIteration, Iterations: [2]int{h.First, h.Last}, Matched: h.Matched, Score: h.Score, Reason: h.Reason,
 			ID: h.ID, Since: h.Since, Expires: h.Expires}
 		if h.Block != "" {
 			b := h.Block
 			r.Kind, r.Block = recall.KindBlock, &b
 		}
-		r.Content = lines
-		if full != "" && rt.fullTokens <= budget {
-			r.Content = full
-			budget -= rt.fullTokens
+		r.Content = rt.lines
+		if rt.full != "" && rt.fullTokens <= room {
+			r.Content = rt.full
+			room -= rt.fullTokens
 		} else {
-			budget -= rt.linesTokens
+			room -= rt.linesTokens
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// fill finds the hits of a recall with no limit: best first, as many as
+// the window can show in full, skipping a hit too long for what is left so
+// that one long range does not keep the shorter ones after it out. When
+// they want more than the window leaves, and it is not a dry run, the
+// oldest Working iterations are folded to make room, up to the window's
+// recall ceiling (window.Context.RecallCeiling). It returns the hits,
+// their texts and the room they were fitted to.
+func (e *Engine) fill(ctx context.Context, run journal.Run, q recall.Query) ([]recall.Recall, []recallRender, int, error) {
+	hits, texts, costs, err := e.fillHits(ctx, run, q)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	cw, err := e.Context(ctx, run, ContextOptions{})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	share := e.Config.RetrievedBudget()
+	room, ceiling := max(share, cw.RecallRoom(e.Config)), max(share, cw.RecallCeiling(e.Config))
+	if q.DryRun {
+		room = ceiling // a recall would make the room
+	} else if want := fitted(costs, ceiling); want > room {
+		res, err := e.Scheduler.MakeRoom(ctx, run.ID, want-room)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if len(res.Folds) > 0 {
+			// What was folded to make room can be recalled now.
+			if hits, texts, costs, err = e.fillHits(ctx, run, q); err != nil {
+				return nil, nil, 0, err
+			}
+			if cw, err = e.Context(ctx, run, ContextOptions{}); err != nil {
+				return nil, nil, 0, err
+			}
+			room = max(share, cw.RecallRoom(e.Config))
+		}
+	}
+	left, n := room, 0
+	for i := range hits {
+		if n > 0 && costs[i] > left {
+			continue
+		}
+		left -= costs[i]
+		hits[n], texts[n] = hits[i], texts[i]
+		n++
+	}
+	return hits[:n], texts[:n], room, nil
+}
+
+// fillHits ranks the candidates of a fill (recall.Query.Fill), with their
+// texts and what each would cost the window.
+func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query) ([]recall.Recall, []recallRender, []int, error) {
+	dry := q
+	dry.DryRun, dry.Limit, dry.Fill = true, e.Recall.Config().MaxHits, true
+	hits, err := e.Recall.Retrieve(ctx, run, dry)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	texts := make([]recallRender, len(hits))
+	costs := make([]int, len(hits))
+	for i, h := range hits {
+		if texts[i], err = e.recallText(ctx, run, h.First, h.Last, true); err != nil {
+			return nil, nil, nil, err
+		}
+		name := sameRecallName(h)
+		if i == 0 {
+			name = recallName(h)
+		}
+		costs[i] = cmp.Or(texts[i].fullTokens, texts[i].linesTokens) + e.Tokenizer.Count(name) + 4
+	}
+	return hits, texts, costs, nil
+}
+
+// fitted is what the costs that fit room, taken in order and skipping
+// those too large for what is left, add up to.
+func fitted(costs []int, room int) int {
+	used := 0
+	for i, c := range costs {
+		if i > 0 && used+c > room {
+			continue
+		}
+		used += c
+	}
+	return used
 }
 
 // Reindex rebuilds the recall index from the database, for every run.

@@ -66,18 +66,25 @@ func ask(ctx context.Context, eng *engine.Engine, d *Dialogue, question string, 
 }
 
 // hitTurns lists the turns (0-based) of hits in rank order: a hit on a
-// range brings back each of its iterations. Iterations past the dialogue
-// (the question itself) are left out.
+// range brings back each of its iterations. What the hits matched comes
+// first, in rank order, then the context around them, which is not ranked. Iterations past the dialogue (the question
+// itself) are left out.
 func hitTurns(hits []engine.Retrieved, turns int) []int {
 	var out []int
 	seen := make(map[int]bool)
-	for _, h := range hits {
-		for n := h.Iterations[0]; n <= h.Iterations[1] && n <= turns; n++ {
+	add := func(first, last int) {
+		for n := first; n <= last && n <= turns; n++ {
 			if n >= 1 && !seen[n] {
 				seen[n] = true
 				out = append(out, n-1)
 			}
 		}
+	}
+	for _, h := range hits {
+		add(h.Matched[0], h.Matched[1])
+	}
+	for _, h := range hits {
+		add(h.Iterations[0], h.Iterations[1])
 	}
 	return out
 }

@@ -76,9 +76,9 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	f.fitStatic(&static)
 	f.fitBlocks(&long, &c.Omitted)
 	f.fitBlocks(&short, &c.Omitted)
+	f.fitTail(&dynamic, &c.Omitted)
 	var recallOmitted []string
 	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
-	f.fitTail(&dynamic, &c.Omitted)
 	used := 0
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
 		used += f.cost(p)
@@ -103,6 +103,34 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		c.Tokens += p.Tokens
 	}
 	return c, nil
+}
+
+// RecallCeiling is the most a recall may ask of this window: all but
+// half Working's share of what the partitions other than Working and
+// Retrieved leave. Past RecallRoom, the room is made by folding the oldest
+// Working iterations (fold.Scheduler.MakeRoom), never at render time,
+// which would change the window's prefix without a fold.
+func (c *Context) RecallCeiling(cfg fold.Config) int {
+	used := 0
+	for _, p := range c.Partitions {
+		if p.Name != Retrieved && p.Name != Working {
+			used += p.Tokens
+		}
+	}
+	return cfg.Budget - margin(cfg.Budget) - used - cfg.WorkingBudget()/2
+}
+
+// RecallRoom is the room the Retrieved partition of this window has for
+// recalls: its own and what the other partitions leave (see
+// spillRetrieved).
+func (c *Context) RecallRoom(cfg fold.Config) int {
+	used := 0
+	for _, p := range c.Partitions {
+		if p.Name != Retrieved {
+			used += p.Tokens
+		}
+	}
+	return cfg.Budget - margin(cfg.Budget) - used
 }
 
 // olderThan returns the notes of iterations numbered below n.
