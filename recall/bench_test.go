@@ -3,7 +3,6 @@ package recall_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -20,25 +19,13 @@ var benchQueries = [][]string{
 	{"connection refused localhost"}, {"permission denied"}, {"requirements pin version"}, {"rename moved file"},
 }
 
-// largeEnv, set to 1, adds runs of 100,000 iterations to the benchmarks:
-// the first build of one takes a long time (it is cached afterwards, see
-// testrun.Cached).
-const largeEnv = "DELTA_BENCH_LARGE"
-
-// benchSizes are the run lengths benchmarked by default, and with largeEnv.
-func benchSizes(sizes ...int) []int {
-	if os.Getenv(largeEnv) == "1" {
-		sizes = append(sizes, 100_000)
-	}
-	return sizes
-}
-
-// benchRun returns an engine over a generated run of n iterations, folded
-// by the scheduler, and the run. It fails unless the run holds blocks.
+// benchRun returns an engine over the generated run of n iterations the
+// benchmarks share (testrun.BenchOptions), folded by the scheduler, and the
+// run. It fails unless the run holds blocks.
 func benchRun(b *testing.B, n int) (*engine.Engine, journal.Run) {
 	b.Helper()
 	ctx := context.Background()
-	eng := testrun.Cached(b, testrun.Options{Iterations: n, MaxOutputBytes: 2000, Budget: 32000})
+	eng := testrun.Cached(b, testrun.BenchOptions(n))
 	run, err := eng.Journal.Run(ctx, testrun.RunID)
 	if err != nil {
 		b.Fatal(err)
@@ -54,10 +41,11 @@ func benchRun(b *testing.B, n int) (*engine.Engine, journal.Run) {
 }
 
 // BenchmarkRetrieve measures an explicit recall (search, expansion, no
-// recording) on a folded run of n iterations, and reports the p50 and p99
+// recording) on a folded run of 1,000 and 10,000 iterations, and 100,000
+// with DELTA_BENCH_LARGE=1 (testrun.LargeEnv), and reports the p50 and p99
 // latencies besides the mean, and the mean CPU time.
 func BenchmarkRetrieve(b *testing.B) {
-	for _, n := range benchSizes(1_000, 10_000) {
+	for _, n := range testrun.Sizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			eng, run := benchRun(b, n)
@@ -91,10 +79,11 @@ func BenchmarkRetrieve(b *testing.B) {
 // BenchmarkIndex measures what an import spends on recall after the
 // scheduler has folded: Recaller.Step on an empty index, which indexes the
 // run's iterations and blocks, in batches each persisted, and runs the
-// triggers. It reports iterations indexed per second, and the CPU time of
+// triggers, on the runs BenchmarkRetrieve uses. It reports iterations
+// indexed per second, and the CPU time of
 // an import's recall step.
 func BenchmarkIndex(b *testing.B) {
-	for _, n := range benchSizes(1_000, 10_000) {
+	for _, n := range testrun.Sizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			eng, run := benchRun(b, n)

@@ -12,25 +12,29 @@ import (
 
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/synth"
-	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/internal/testrun"
 )
 
-// syncHeadroom is how many iterations past the fixture a benchmark can
-// append, one per sync.
-const syncHeadroom = 400
-
 // BenchmarkSync times one sync call for one new iteration, in process, on a
-// run already synced up to 100, 1,000 and 10,000 iterations. The process
-// as a whole (start-up included) is timed by BenchmarkSyncProcess in
-// cmd/delta.
+// run already synced up to 100, 1,000 and 10,000 iterations, and 100,000
+// with DELTA_BENCH_LARGE=1 (testrun.LargeEnv). The process as a whole
+// (start-up included) is timed by BenchmarkSyncProcess in cmd/delta.
 func BenchmarkSync(b *testing.B) {
 	parent := b
-	syncFixtures = map[int]*syncFixture{} // the last run's are gone with its temp dir
-	for _, n := range []int{100, 1000, 10000} {
+	// One workspace per size, shared by the sub-benchmark's runs (the
+	// testing package runs each once with b.N = 1 first), each going on
+	// from where the previous one stopped. They live in the parent's temp
+	// dir, which outlasts the sub-benchmarks.
+	fixtures := map[int]*syncFixture{}
+	for _, n := range testrun.Sizes(100, 1000, 10000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
-			fx := sharedSyncFixture(parent, n)
+			fx := fixtures[n]
+			if fx == nil {
+				fx = benchSyncFixture(parent, n)
+				fixtures[n] = fx
+			}
 			if fx.next+b.N > len(fx.chunks) {
-				b.Fatalf("at most %d iterations past the fixture: use -benchtime %dx", syncHeadroom-1, syncHeadroom-1)
+				b.Fatalf("at most %d iterations past the fixture in all: use a smaller -benchtime or -count", len(fx.chunks))
 			}
 			b.ReportAllocs()
 			times := make([]time.Duration, 0, b.N)
@@ -52,23 +56,26 @@ func BenchmarkSync(b *testing.B) {
 	}
 }
 
-// syncFixtures are built once per size and shared by a sub-benchmark's
-// runs (the testing package runs each once with b.N = 1 first), each run
-// going on from where the previous one stopped. They live in the parent
-// benchmark's temp dir, which outlasts the sub-benchmarks.
-var syncFixtures = map[int]*syncFixture{}
-
-func sharedSyncFixture(b *testing.B, n int) *syncFixture {
-	if fx, ok := syncFixtures[n]; ok {
-		return fx
+// benchSyncFixture opens an engine on a copy of the cached workspace synced
+// up to n iterations, its held-back iterations to append.
+func benchSyncFixture(tb testing.TB, n int) *syncFixture {
+	tb.Helper()
+	ctx := context.Background()
+	ws := testrun.SyncedWorkspace(tb, n)
+	fx := &syncFixture{ctx: ctx, chunks: ws.Next}
+	fx.opts = engine.SyncOptions{Journal: ws.Journal, KeepRecent: engine.DefaultKeepRecent}
+	fx.openJournal(tb)
+	eng, err := engine.Open(ctx, engine.Config{DBPath: ws.DB(), Budget: testrun.WorkspaceBudget})
+	if err != nil {
+		tb.Fatal(err)
 	}
-	fx := newSyncFixture(b, n)
-	syncFixtures[n] = fx
+	tb.Cleanup(func() { eng.Close() })
+	fx.eng = eng
 	return fx
 }
 
-// syncFixture is a workspace whose journal holds a generated run up to
-// some iteration, synced once, with the rest of the run held back.
+// syncFixture is a workspace whose journal holds a run up to some
+// iteration, with the rest of the run held back in chunks.
 type syncFixture struct {
 	ctx    context.Context
 	eng    *engine.Engine
@@ -79,30 +86,6 @@ type syncFixture struct {
 	next int
 }
 
-func newSyncFixture(tb testing.TB, n int) *syncFixture {
-	tb.Helper()
-	ctx := context.Background()
-	fx := &syncFixture{ctx: ctx, chunks: generatedChunks(tb, n+syncHeadroom)}
-	dir := tb.TempDir()
-	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: engine.DefaultKeepRecent}
-	fx.openJournal(tb)
-	for i := 0; i < n; i++ {
-		fx.append(tb, i)
-	}
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { eng.Close() })
-	fx.eng, fx.next = eng, n
-	start := time.Now()
-	if _, err := eng.Sync(ctx, fx.opts); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Logf("fixture: %d iterations synced in %s", n, time.Since(start).Round(time.Millisecond))
-	return fx
-}
-
 // generatedChunks generates a run of n iterations with light outputs and
 // splits it into iterations.
 func generatedChunks(tb testing.TB, n int) [][]byte {
@@ -110,7 +93,11 @@ func generatedChunks(tb testing.TB, n int) [][]byte {
 	if err := synth.WriteJSONL(&buf, synth.Config{Seed: 11, Iterations: n, RunID: "bench", MaxOutputBytes: 4000}); err != nil {
 		tb.Fatal(err)
 	}
-	return chunkIterations(tb, buf.Bytes())
+	chunks, err := testrun.SplitIterations(buf.Bytes())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return chunks
 }
 
 // openJournal creates the workspace journal for appending.
@@ -126,33 +113,9 @@ func (fx *syncFixture) openJournal(tb testing.TB) {
 	fx.f = f
 }
 
-// append writes iteration i+1's lines to the journal.
+// append writes chunk i, one iteration's lines, to the journal.
 func (fx *syncFixture) append(tb testing.TB, i int) {
 	if _, err := fx.f.Write(fx.chunks[i]); err != nil {
 		tb.Fatal(err)
 	}
-}
-
-// chunkIterations splits Delta lines into iterations, each starting at a
-// THOUGHT; what precedes the first THOUGHT joins it.
-func chunkIterations(tb testing.TB, data []byte) [][]byte {
-	var chunks [][]byte
-	var cur []byte
-	thought := false
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		e, err := journal.ParseDeltaLine(bytes.TrimSuffix(line, []byte("\n")))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if e.Type == journal.TypeThought && thought {
-			chunks = append(chunks, cur)
-			cur = nil
-		}
-		thought = thought || e.Type == journal.TypeThought
-		cur = append(cur, line...)
-	}
-	return append(chunks, cur)
 }

@@ -18,15 +18,16 @@ import (
 )
 
 // CacheEnv names the environment variable that sets the directory where
-// Cached keeps built runs. The default is delta-memory/bench-runs under the
-// user's cache directory.
+// Cached, SyncedWorkspace and JournalFile keep what they build. The
+// default is delta-memory/bench-runs under the user's cache directory.
 const CacheEnv = "DELTA_BENCH_CACHE"
 
 // ReuseEnv names the environment variable that, set to 1, lets Cached take
 // the database of a build from other sources, indexing it again, when none
 // from these sources is there: for profiling changes that do not alter
 // what a build holds, without building a long run again. The database may
-// then be stale.
+// then be stale. SyncedWorkspace and JournalFile then take a build from
+// other sources as it is.
 const ReuseEnv = "DELTA_BENCH_REUSE"
 
 // Cached returns an engine over a copy of the run Build makes with o, folded
@@ -66,18 +67,11 @@ const recallDir = "recall"
 
 // cachedBuild returns the cache directory holding the run of o, made first
 // if it is not there: from a build of the same database with another
-// recall package, by indexing it again, or else from scratch. Builds are
-// made in a directory of their own and renamed into place once complete,
-// so a directory under its final name is always whole. Builds of the same
-// options from other sources, unused for staleAfter, are removed.
+// recall package, by indexing it again, or else from scratch.
 func cachedBuild(ctx context.Context, o Options) (string, error) {
-	root := os.Getenv(CacheEnv)
-	if root == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("no cache directory (set %s): %w", CacheEnv, err)
-		}
-		root = filepath.Join(base, "delta-memory", "bench-runs")
+	root, err := cacheRoot()
+	if err != nil {
+		return "", err
 	}
 	hashes, err := sourceHashes()
 	if err != nil {
@@ -86,8 +80,58 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 	dbHash, indexHash := hashes[0], hashes[1]
 	prefix := fmt.Sprintf("n%d-extra%d-out%d-budget%d-seed%d-", o.Iterations, o.Extra, o.MaxOutputBytes, o.Budget, o.Seed)
 	dbName := prefix + shortHash(o.Settings, dbHash) + "-"
-	dir := filepath.Join(root, dbName+shortHash(indexHash))
-	if _, err := os.Stat(filepath.Join(dir, "memory.db")); err == nil {
+	from := dbName
+	if os.Getenv(ReuseEnv) == "1" {
+		from = prefix
+	}
+	return cachedDir(root, prefix, dbName+shortHash(indexHash), func(stage string) error {
+		return buildInto(ctx, stage, root, from, o)
+	})
+}
+
+// cachedFixture returns the cache directory named by prefix and a hash of
+// all the module's sources, made by fill first if it is not there. With
+// ReuseEnv set to 1, the newest directory of the same prefix made from
+// other sources is taken as it is instead.
+func cachedFixture(prefix string, fill func(stage string) error) (string, error) {
+	root, err := cacheRoot()
+	if err != nil {
+		return "", err
+	}
+	hashes, err := sourceHashes()
+	if err != nil {
+		return "", err
+	}
+	name := prefix + shortHash(hashes[0], hashes[1])
+	if _, err := os.Stat(filepath.Join(root, name)); err != nil && os.Getenv(ReuseEnv) == "1" {
+		old, _ := filepath.Glob(filepath.Join(root, prefix+"*"))
+		if dir := newest(old); dir != "" {
+			return dir, nil
+		}
+	}
+	return cachedDir(root, prefix, name, fill)
+}
+
+// cacheRoot is the directory that holds the cached builds.
+func cacheRoot() (string, error) {
+	if root := os.Getenv(CacheEnv); root != "" {
+		return root, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (set %s): %w", CacheEnv, err)
+	}
+	return filepath.Join(base, "delta-memory", "bench-runs"), nil
+}
+
+// cachedDir returns root/name, made first by fill if it is not there. Fill
+// works in a directory of its own under root, renamed into place once
+// complete, so a directory under its final name is always whole.
+// Directories of the same prefix from other sources, unused for
+// staleAfter, are removed.
+func cachedDir(root, prefix, name string, fill func(stage string) error) (string, error) {
+	dir := filepath.Join(root, name)
+	if _, err := os.Stat(dir); err == nil {
 		now := time.Now()
 		return dir, os.Chtimes(dir, now, now) // marks it used
 	}
@@ -99,16 +143,12 @@ func cachedBuild(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(stage)
-	from := dbName
-	if os.Getenv(ReuseEnv) == "1" {
-		from = prefix
-	}
-	if err := buildInto(ctx, stage, root, from, o); err != nil {
+	if err := fill(stage); err != nil {
 		return "", err
 	}
 	old, _ := filepath.Glob(filepath.Join(root, prefix+"*"))
 	if err := os.Rename(stage, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, "memory.db")); serr == nil {
+		if _, serr := os.Stat(dir); serr == nil {
 			return dir, nil // another process built it first
 		}
 		return "", err
@@ -128,6 +168,9 @@ func buildInto(ctx context.Context, stage, root, from string, o Options) error {
 	var eng *engine.Engine
 	var err error
 	same, _ := filepath.Glob(filepath.Join(root, from+"*", "memory.db"))
+	for i := range same {
+		same[i] = filepath.Dir(same[i])
+	}
 	if src := newest(same); src != "" {
 		for _, name := range []string{"memory.db", "memory.yaml"} {
 			if err := copyFile(filepath.Join(stage, name), filepath.Join(src, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -154,12 +197,11 @@ func buildInto(ctx context.Context, stage, root, from string, o Options) error {
 	return errors.Join(err, eng.Close())
 }
 
-// newest returns the directory of the most recently used of files.
-func newest(files []string) string {
+// newest returns the most recently used of dirs, or "" if there is none.
+func newest(dirs []string) string {
 	var best string
 	var at time.Time
-	for _, f := range files {
-		d := filepath.Dir(f)
+	for _, d := range dirs {
 		if fi, err := os.Stat(d); err == nil && (best == "" || fi.ModTime().After(at)) {
 			best, at = d, fi.ModTime()
 		}

@@ -29,6 +29,12 @@ type Options struct {
 	Settings string
 }
 
+// synthConfig is the generated run Build feeds iterations of: one longer
+// than Iterations and Extra, so that the fed ones never end it.
+func (o Options) synthConfig() synth.Config {
+	return synth.Config{Seed: o.Seed + 1, Iterations: o.Iterations + o.Extra + 1, RunID: RunID, MaxOutputBytes: o.MaxOutputBytes}
+}
+
 // Build opens an engine in tb.TempDir and feeds it a generated run, running
 // the scheduler after every batch of about 2,000 iterations (the scheduler
 // replays its triggers one iteration at a time, so batching changes nothing
@@ -55,7 +61,7 @@ func build(ctx context.Context, dir string, o Options) (*engine.Engine, *synth.G
 	if err != nil {
 		return nil, nil, err
 	}
-	gen, err := synth.New(synth.Config{Seed: o.Seed + 1, Iterations: o.Iterations + o.Extra + 1, RunID: RunID, MaxOutputBytes: o.MaxOutputBytes})
+	gen, err := synth.New(o.synthConfig())
 	if err != nil {
 		eng.Close()
 		return nil, nil, err
