@@ -43,37 +43,49 @@ func benchRun(b *testing.B, n int) (*engine.Engine, journal.Run) {
 // BenchmarkRetrieve measures an explicit recall (search, expansion, no
 // recording) on a folded run of 1,000 and 10,000 iterations, and 100,000
 // with DELTA_BENCH_LARGE=1 (testrun.LargeEnv), and reports the p50 and p99
-// latencies besides the mean, and the mean CPU time.
+// latencies besides the mean, and the mean CPU time. mode=limit5 asks for
+// five hits, as an agent's recall_memory call with a limit; mode=fill gives
+// no limit, so the recall takes as many hits as the window has room for
+// (the run's budget is 32,000 tokens: some eighty iterations rendered).
 func BenchmarkRetrieve(b *testing.B) {
 	for _, n := range testrun.Sizes(1_000, 10_000) {
-		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
-			ctx := context.Background()
-			eng, run := benchRun(b, n)
-			// The index must be complete before timing: a catch-up here
-			// would be timed in the first recall.
-			if w, err := eng.Recall.CatchUp(ctx, run, nil); err != nil || w != 0 {
-				b.Fatalf("the built run's index was not complete: %d documents written, %v", w, err)
-			}
-			lat := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			c0, measured := processCPU()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				if _, err := eng.Retrieve(ctx, run, recall.Query{Keywords: benchQueries[i%len(benchQueries)], DryRun: true}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			if c1, ok := processCPU(); measured && ok {
-				b.ReportMetric(float64((c1-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
-			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
-		})
+		for _, mode := range []struct {
+			name  string
+			limit int
+		}{{"limit5", 5}, {"fill", 0}} {
+			b.Run(fmt.Sprintf("iterations=%d/mode=%s", n, mode.name), func(b *testing.B) {
+				benchRetrieve(b, n, mode.limit)
+			})
+		}
 	}
+}
+
+func benchRetrieve(b *testing.B, n, limit int) {
+	ctx := context.Background()
+	eng, run := benchRun(b, n)
+	// The index must be complete before timing: a catch-up here would be
+	// timed in the first recall.
+	if w, err := eng.Recall.CatchUp(ctx, run, nil); err != nil || w != 0 {
+		b.Fatalf("the built run's index was not complete: %d documents written, %v", w, err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	c0, measured := processCPU()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := eng.Retrieve(ctx, run, recall.Query{Keywords: benchQueries[i%len(benchQueries)], Limit: limit, DryRun: true}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	if c1, ok := processCPU(); measured && ok {
+		b.ReportMetric(float64((c1-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
 }
 
 // BenchmarkIndex measures what an import spends on recall after the

@@ -243,10 +243,6 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 // recall ceiling (window.Context.RecallCeiling). It returns the hits,
 // their texts and the room they were fitted to.
 func (e *Engine) fill(ctx context.Context, run journal.Run, q recall.Query) ([]recall.Recall, []recallRender, int, error) {
-	hits, texts, costs, err := e.fillHits(ctx, run, q)
-	if err != nil {
-		return nil, nil, 0, err
-	}
 	cw, err := e.Context(ctx, run, ContextOptions{})
 	if err != nil {
 		return nil, nil, 0, err
@@ -255,69 +251,88 @@ func (e *Engine) fill(ctx context.Context, run journal.Run, q recall.Query) ([]r
 	room, ceiling := max(share, cw.RecallRoom(e.Config)), max(share, cw.RecallCeiling(e.Config))
 	if q.DryRun {
 		room = ceiling // a recall would make the room
-	} else if want := fitted(costs, ceiling); want > room {
+	}
+	c, err := e.fillHits(ctx, run, q, ceiling)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if want := c.used; want > room && !q.DryRun {
 		res, err := e.Scheduler.MakeRoom(ctx, run.ID, want-room)
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		if len(res.Folds) > 0 {
 			// What was folded to make room can be recalled now.
-			if hits, texts, costs, err = e.fillHits(ctx, run, q); err != nil {
-				return nil, nil, 0, err
-			}
 			if cw, err = e.Context(ctx, run, ContextOptions{}); err != nil {
 				return nil, nil, 0, err
 			}
 			room = max(share, cw.RecallRoom(e.Config))
+			if c, err = e.fillHits(ctx, run, q, room); err != nil {
+				return nil, nil, 0, err
+			}
 		}
 	}
+	// Fitted to the ceiling, the candidates may want more than the room.
 	left, n := room, 0
-	for i := range hits {
-		if n > 0 && costs[i] > left {
+	for i := range c.hits {
+		if n > 0 && c.costs[i] > left {
 			continue
 		}
-		left -= costs[i]
-		hits[n], texts[n] = hits[i], texts[i]
+		left -= c.costs[i]
+		c.hits[n], c.texts[n] = c.hits[i], c.texts[i]
 		n++
 	}
-	return hits[:n], texts[:n], room, nil
+	return c.hits[:n], c.texts[:n], room, nil
 }
 
-// fillHits ranks the candidates of a fill (recall.Query.Fill), with their
-// texts and what each would cost the window.
-func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query) ([]recall.Recall, []recallRender, []int, error) {
+// candidates are the hits of a fill fitted to some room, with their texts
+// and what each costs the window; used is what they add up to.
+type candidates struct {
+	hits  []recall.Recall
+	texts []recallRender
+	costs []int
+	used  int
+}
+
+// maxSkips is how many hits in a row too long for what is left a fill
+// passes over before it stops looking.
+const maxSkips = 8
+
+// fillHits ranks the hits of a fill (recall.Query.Fill) and keeps, best
+// first, those that fit room, skipping one too long for what is left, so
+// that one long range does not keep the shorter ones after it out. It
+// renders hits only until the room is full.
+func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, room int) (candidates, error) {
+	var c candidates
 	dry := q
 	dry.DryRun, dry.Limit, dry.Fill = true, e.Recall.Config().MaxHits, true
 	hits, err := e.Recall.Retrieve(ctx, run, dry)
 	if err != nil {
-		return nil, nil, nil, err
+		return c, err
 	}
-	texts := make([]recallRender, len(hits))
-	costs := make([]int, len(hits))
-	for i, h := range hits {
-		if texts[i], err = e.recallText(ctx, run, h.First, h.Last, true); err != nil {
-			return nil, nil, nil, err
+	skips := 0
+	for _, h := range hits {
+		if room-c.used < 16 || skips >= maxSkips {
+			break
 		}
-		name := sameRecallName(h)
-		if i == 0 {
-			name = recallName(h)
+		rt, err := e.recallText(ctx, run, h.First, h.Last, true)
+		if err != nil {
+			return c, err
 		}
-		costs[i] = cmp.Or(texts[i].fullTokens, texts[i].linesTokens) + e.Tokenizer.Count(name) + 4
-	}
-	return hits, texts, costs, nil
-}
-
-// fitted is what the costs that fit room, taken in order and skipping
-// those too large for what is left, add up to.
-func fitted(costs []int, room int) int {
-	used := 0
-	for i, c := range costs {
-		if i > 0 && used+c > room {
+		name := recallName(h)
+		if len(c.hits) > 0 {
+			name = sameRecallName(h)
+		}
+		cost := cmp.Or(rt.fullTokens, rt.linesTokens) + e.Tokenizer.Count(name) + 4
+		if len(c.hits) > 0 && c.used+cost > room {
+			skips++
 			continue
 		}
-		used += c
+		skips = 0
+		c.hits, c.texts, c.costs = append(c.hits, h), append(c.texts, rt), append(c.costs, cost)
+		c.used += cost
 	}
-	return used
+	return c, nil
 }
 
 // Reindex rebuilds the recall index from the database, for every run.
