@@ -49,7 +49,7 @@ type Config struct {
 	// default) leaves it to the caller: the engine takes as many as the
 	// window has room for, up to MaxHits.
 	Limit int
-	// MaxHits bounds the hits of one explicit recall (default 40).
+	// MaxHits bounds the hits of one explicit recall (default 100).
 	MaxHits int
 	// Focus is how many of an explicit recall's best hits may be whole
 	// blocks and come with Context (default 5); the hits past them are

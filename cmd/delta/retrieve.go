@@ -17,12 +17,12 @@ func retrieveCommand(e env) *cli.Command {
 		Description: `Searches the run's iterations and blocks (BM25; exact paths and identifiers rank first),
 prints what it found, and records each hit as a recall: the next "delta memory context"
 shows it in the Retrieved partition for the next iterations (recall ttl, default 8).
-Iterations already shown in full are not recalled again. A matching iteration comes back
-with the one before and after it (recall context); a block hit brings back the iterations
-it covers, in full while they fit, else one line each. Without --limit it takes, best first,
-as many hits as the window has room for (recall max_hits, 40, at most): recalls come
-before the overflow of Working, which keeps half its share. Past the best five (recall
-focus), hits are single iterations.
+Iterations already shown in full are not recalled again. The best five hits (recall
+focus) come back with the iteration before and after them (recall context) unless those
+are much longer; a block hit brings back the iterations it covers, in full while they fit,
+else one line each. Without --limit it takes, best first, as many hits as the window has
+room for (at most recall max_hits, 100), folding the oldest Working iterations when they
+want more than the other partitions leave (Working keeps half its share).
 
 Examples:
    delta memory retrieve --keyword "metrics server port"
