@@ -93,11 +93,16 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		filters = append(filters, k)
 	}
 	if l.before > 0 {
-		hi := float64(l.before)
-		excl := false
-		r := bleve.NewNumericRangeInclusiveQuery(nil, &hi, nil, &excl)
+		// "not last >= before" rather than a filter "last < before": a
+		// numeric range is a disjunction of the terms it spans, and before
+		// the newest iteration lie nearly all of a long run's documents,
+		// at or after it a handful. Every document has a last, and neither
+		// clause scores, so both keep the same hits with the same scores.
+		lo := float64(l.before)
+		incl := true
+		r := bleve.NewNumericRangeInclusiveQuery(&lo, nil, &incl, nil)
 		r.SetField(fieldLast)
-		filters = append(filters, r)
+		bq.AddMustNot(r)
 	}
 	if l.from > 0 {
 		lo := float64(l.from)
