@@ -74,15 +74,14 @@ type StepResult struct {
 // Step runs the implicit and error-driven triggers on the run's new
 // iterations. Only the newest TTL iterations of a long import are looked
 // at: a recall made earlier would have expired by now. The index is caught
-// up first.
+// up first; with no iteration to look at, it is not opened unless it lacks
+// something.
 func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error) {
 	var res StepResult
 	if run.Iterations == 0 {
 		return res, nil
 	}
-	if _, err := r.CatchUp(ctx, run, nil); err != nil {
-		return res, err
-	}
+	// Catching up leaves the checked positions alone.
 	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
 	if err != nil {
 		return res, err
@@ -92,6 +91,9 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		from = st.CheckedIter // the newest checked iteration grew
 	}
 	from = max(from, run.Iterations-r.cfg.TTL+1, 1)
+	if _, err := r.catchUp(ctx, run, nil, from > run.Iterations); err != nil {
+		return res, err
+	}
 	if from > run.Iterations {
 		return res, nil
 	}
