@@ -163,6 +163,38 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
+// walKeepMax bounds the WAL that Leave leaves to the next process, which
+// reads all of it to recover it. Checkpoints keep the WAL near
+// wal_autocheckpoint pages (1000, 4 MiB); a larger one comes from a long
+// first import, and is checkpointed by Close instead.
+const walKeepMax = 8 << 20
+
+// Leave is Close for a process that exits when it returns: it leaves the
+// connections for the exit to drop, unless the WAL is past walKeepMax.
+//
+// When the last connection to a database closes, SQLite checkpoints the
+// WAL into the database file and deletes it: two fsyncs, and two more when
+// the next process creates the WAL again, 5 to 50 ms each on a busy disk,
+// paid by every short command such as `delta memory sync`. A process that
+// exits with the database open leaves the WAL as it is, as if it had
+// crashed, which SQLite is built for: the next process to open the
+// database rebuilds the WAL index from the WAL and sees every committed
+// transaction (https://www.sqlite.org/wal.html). Durability is that of
+// synchronous=NORMAL either way: a commit is in the WAL when it returns.
+// The WAL does not grow without bound: a commit that finds it past
+// wal_autocheckpoint pages checkpoints it, and the next write starts it
+// over.
+//
+// Only a process about to exit may call Leave; a long-lived one would keep
+// every left connection open.
+func (db *DB) Leave() error {
+	st, err := os.Stat(db.Path + "-wal")
+	if err != nil || st.Size() > walKeepMax {
+		return db.Close()
+	}
+	return nil
+}
+
 // Update runs fn in one write transaction on the writer connection:
 // committed if fn returns nil, rolled back otherwise. Busy and locked
 // errors from BEGIN and COMMIT come back wrapping ErrLocked.
