@@ -32,7 +32,7 @@ func TestSearchBefore(t *testing.T) {
 		docs = append(docs, d)
 		if i%10 == 0 {
 			docs = append(docs, document{id: docID(KindBlock, fmt.Sprintf("b%d", i), "r"), run: "r", kind: KindBlock,
-				first: i - 9, last: i + 2, level: 1, text: "summary of the config steps", acts: []string{"src/app.go"}})
+				first: i - 9, last: i, level: 1, text: "summary of the config steps", acts: []string{"src/app.go"}})
 		}
 	}
 	// Several batches, so that the index has several segments.
@@ -41,12 +41,13 @@ func TestSearchBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, before := range []int{1, 2, 11, 12, 60, 100, n, n + 1} {
+	for _, before := range []int{1, 2, 5, 11, 12, 60, 100, n, n + 1} {
 		for _, l := range []lookup{
 			{run: "r", acts: []string{"src/app.go"}},
 			{run: "r", changed: []string{"src/app.go"}, kind: KindIteration},
 			{run: "r", words: "config edits"},
 			{run: "r", acts: []string{"src/app.go"}, kind: KindIteration, from: 40},
+			{run: "r", words: "config", from: 101},
 		} {
 			l.limit = 1000
 			want, err := ix.search(ctx, l)
@@ -55,12 +56,17 @@ func TestSearchBefore(t *testing.T) {
 			}
 			want = slices.DeleteFunc(want, func(h Hit) bool { return h.Last >= before })
 			l.before = before
-			got, err := ix.search(ctx, l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("before %d, %+v:\n got %+v\nwant %+v", before, l, got, want)
+			// The newest documents start and end at n: bounded there or
+			// not, the ranges keep the same documents.
+			for _, upTo := range []int{0, n} {
+				l.upTo = upTo
+				got, err := ix.search(ctx, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("before %d, %+v:\n got %+v\nwant %+v", before, l, got, want)
+				}
 			}
 		}
 	}

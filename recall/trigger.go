@@ -105,7 +105,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		if it.Number == st.CheckedIter && it.LastSeq <= st.CheckedSeq {
 			continue // read again in case it grew; it did not
 		}
-		c, err := r.triggers(ctx, run.ID, it)
+		c, err := r.triggers(ctx, run, it)
 		if err != nil {
 			return res, err
 		}
@@ -139,9 +139,10 @@ const minErrorSpecificity = 0.7
 // maxNamed bounds the entities of one iteration that are looked up.
 const maxNamed = 8
 
-// triggers decides the recalls an iteration calls for.
-func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iteration) (change, error) {
+// triggers decides the recalls an iteration of run calls for.
+func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Iteration) (change, error) {
 	var c change
+	run, upTo := jr.ID, jr.Iterations
 	ix, err := r.index(ctx)
 	if err != nil {
 		return c, err
@@ -169,12 +170,12 @@ func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iterati
 		}
 	}
 
-	errs, err := r.errorRecalls(ctx, ix, run, it)
+	errs, err := r.errorRecalls(ctx, ix, run, upTo, it)
 	if err != nil {
 		return c, err
 	}
 	c.add = append(c.add, errs...)
-	imp, err := r.implicitRecalls(ctx, ix, run, it.Number, names, c.add)
+	imp, err := r.implicitRecalls(ctx, ix, run, upTo, it.Number, names, c.add)
 	if err != nil {
 		return c, err
 	}
@@ -184,8 +185,9 @@ func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iterati
 
 // implicitRecalls matches the named entities against folded iterations.
 // An entity that recent iterations shown in full also name is being worked
-// on in plain sight: its older history is not recalled for it.
-func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, now int, names []named, taken []Recall) ([]Recall, error) {
+// on in plain sight: its older history is not recalled for it. upTo is the
+// run's newest iteration (see lookup).
+func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, upTo, now int, names []named, taken []Recall) ([]Recall, error) {
 	var cands []Recall
 	working := -1
 	for _, n := range names {
@@ -200,7 +202,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, n
 			working = w
 		}
 		if working < now {
-			seen, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, from: working, before: now, limit: 1})
+			seen, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, from: working, before: now, upTo: upTo, limit: 1})
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +210,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, n
 				continue
 			}
 		}
-		best, err := r.bestFolded(ctx, ix, run, now, n, 8)
+		best, err := r.bestFolded(ctx, ix, run, upTo, now, n, 8)
 		if err != nil {
 			return nil, err
 		}
@@ -241,13 +243,13 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, n
 // bestFolded finds the folded iteration before now that best explains an
 // entity: one that changed it, else one that failed on it, else the most
 // recent mention, and scores it with Strength.
-func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, now int, n named, limit int) (Recall, error) {
+func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, now int, n named, limit int) (Recall, error) {
 	var best Recall
-	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, limit: limit})
+	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
 	if err != nil {
 		return best, err
 	}
-	mentions, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: now, limit: limit})
+	mentions, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
 	if err != nil {
 		return best, err
 	}
@@ -277,7 +279,7 @@ func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, now in
 // errorRecalls looks back, for each failed action of the iteration, for
 // the earlier actions that created, changed, moved, deleted or mentioned
 // what it failed on.
-func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *journal.Iteration) ([]Recall, error) {
+func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, upTo int, it *journal.Iteration) ([]Recall, error) {
 	var out []Recall
 	for i := range it.Calls {
 		c := &it.Calls[i]
@@ -296,12 +298,12 @@ func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *
 			if len(out) >= r.cfg.MaxError {
 				return out, nil
 			}
-			hits, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: it.Number, limit: 4})
+			hits, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: it.Number, upTo: upTo, limit: 4})
 			if err != nil {
 				return nil, err
 			}
 			if len(hits) == 0 {
-				hits, err = ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: it.Number, limit: 4})
+				hits, err = ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: it.Number, upTo: upTo, limit: 4})
 				if err != nil {
 					return nil, err
 				}
