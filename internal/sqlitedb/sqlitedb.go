@@ -72,23 +72,6 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 
-	db := &DB{Write: w, Path: path}
-	lock := &processLock{path: path + ".lock", wait: busy}
-	defer lock.release()
-	if isNew(path) {
-		if err := lock.take(ctx); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("open database %s: %w", path, err)
-		}
-	}
-	if err := db.checkWAL(ctx); err != nil {
-		w.Close()
-		return nil, err
-	}
-	if err := migrate(ctx, w.DB, lock); err != nil {
-		w.Close()
-		return nil, err
-	}
 	r, err := openPool(dsn(path, busy, false))
 	if err != nil {
 		w.Close()
@@ -96,7 +79,35 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	db.Read = r
+	db := &DB{Write: w, Read: r, Path: path}
+	lock := &processLock{path: path + ".lock", wait: busy}
+	defer lock.release()
+	var readerUp chan error
+	if isNew(path) {
+		if err := lock.take(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+	} else {
+		// A connection reads the whole schema as it opens. The reader's
+		// opens beside the writer's work below instead of at the first
+		// read, after it: a short command such as sync pays for one.
+		readerUp = make(chan error, 1)
+		go func() { readerUp <- r.PingContext(ctx) }()
+	}
+	err = db.checkWAL(ctx)
+	if err == nil {
+		err = migrate(ctx, w.DB, lock)
+	}
+	if readerUp != nil {
+		if perr := <-readerUp; err == nil && perr != nil {
+			err = fmt.Errorf("open database %s: %w", path, Classify(perr))
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
