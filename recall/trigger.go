@@ -190,6 +190,9 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, upTo, now int, names []named, taken []Recall) ([]Recall, error) {
 	var cands []Recall
 	working := -1
+	// The entities' hits overlap, and the folds do not change while the
+	// triggers decide: each iteration's coverage is read once.
+	covered := map[int]coverage{}
 	for _, n := range names {
 		if n.spec < r.cfg.ImplicitThreshold {
 			break // sorted by specificity: no later one can pass either
@@ -210,7 +213,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, u
 				continue
 			}
 		}
-		best, err := r.bestFolded(ctx, ix, run, upTo, now, n, 8)
+		best, err := r.bestFolded(ctx, ix, run, upTo, now, n, 8, covered)
 		if err != nil {
 			return nil, err
 		}
@@ -240,10 +243,17 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, u
 	return out, nil
 }
 
+// coverage is what Folds.Covering says of an iteration.
+type coverage struct {
+	importance float64
+	folded     bool
+}
+
 // bestFolded finds the folded iteration before now that best explains an
 // entity: one that changed it, else one that failed on it, else the most
-// recent mention, and scores it with Strength.
-func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, now int, n named, limit int) (Recall, error) {
+// recent mention, and scores it with Strength. covered keeps the coverage
+// of the iterations looked at, for the next entity.
+func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, now int, n named, limit int, covered map[int]coverage) (Recall, error) {
 	var best Recall
 	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
 	if err != nil {
@@ -260,14 +270,19 @@ func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, 
 				continue
 			}
 			seen[h.First] = true
-			_, imp, folded, err := r.folds.Covering(ctx, run, h.First)
-			if err != nil {
-				return best, err
+			cov, ok := covered[h.First]
+			if !ok {
+				_, imp, folded, err := r.folds.Covering(ctx, run, h.First)
+				if err != nil {
+					return best, err
+				}
+				cov = coverage{importance: imp, folded: folded}
+				covered[h.First] = cov
 			}
-			if !folded {
+			if !cov.folded {
 				continue
 			}
-			s := Strength(n.spec, imp, i == 0, h.Failed)
+			s := Strength(n.spec, cov.importance, i == 0, h.Failed)
 			if s > best.Score || s == best.Score && h.Last > best.Last {
 				best = Recall{First: h.First, Last: h.Last, Reason: ReasonImplicit, Query: n.value, Score: round3(s)}
 			}

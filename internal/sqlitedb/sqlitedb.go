@@ -190,11 +190,14 @@ const walKeepMax = 8 << 20
 // exits with the database open leaves the WAL as it is, as if it had
 // crashed, which SQLite is built for: the next process to open the
 // database rebuilds the WAL index from the WAL and sees every committed
-// transaction (https://www.sqlite.org/wal.html). Durability is that of
-// synchronous=NORMAL either way: a commit is in the WAL when it returns.
-// The WAL does not grow without bound: a commit that finds it past
-// wal_autocheckpoint pages checkpoints it, and the next write starts it
-// over.
+// transaction (https://www.sqlite.org/wal.html). A process crash loses
+// nothing: a commit is in the WAL when it returns. A power loss can roll
+// back the commits made since the last checkpoint, as synchronous=NORMAL
+// allows (after Close, those of the last process only); the database
+// stays consistent, and what sync wrote is imported again from the
+// journal. The WAL does not grow without bound: a commit that finds it
+// past wal_autocheckpoint pages (1000) checkpoints it, and the next write
+// starts it over.
 //
 // Only a process about to exit may call Leave; a long-lived one would keep
 // every left connection open.
