@@ -299,29 +299,40 @@ const maxMergeRounds = 16
 
 // compact merges the index's segments as the background merger would, a
 // round at a time until a round merges nothing, and returns once the
-// result is persisted.
+// result is on disk.
 func (ix *index) compact(ctx context.Context) error {
+	_, err := ix.merge(ctx)
+	return err
+}
+
+// merge is compact; it reports whether anything merged, and waits for the
+// disk only then.
+func (ix *index) merge(ctx context.Context) (bool, error) {
 	adv, err := ix.bi.Advanced()
 	if err != nil {
-		return fmt.Errorf("merge recall index: %w", err)
+		return false, fmt.Errorf("merge recall index: %w", err)
 	}
 	sc, ok := adv.(*scorch.Scorch)
 	if !ok {
-		return nil
+		return false, nil
 	}
 	tasks := func() uint64 {
 		n, _ := sc.StatsMap()["TotFileMergePlanTasks"].(uint64)
 		return n
 	}
 	plan := mergePlan()
+	start := tasks()
 	for range maxMergeRounds {
 		before := tasks()
 		if err := sc.ForceMerge(ctx, &plan); err != nil {
-			return fmt.Errorf("merge recall index: %w", err)
+			return false, fmt.Errorf("merge recall index: %w", err)
 		}
 		if tasks() == before {
 			break
 		}
+	}
+	if tasks() == start {
+		return false, nil
 	}
 	// Merged segments are recorded by the persister in the background,
 	// which writes snapshots in order: once a later batch is on disk, so
@@ -329,9 +340,9 @@ func (ix *index) compact(ctx context.Context) error {
 	b := ix.bi.NewBatch()
 	b.SetInternal(generationKey, []byte(ix.generation))
 	if err := ix.write(ctx, b); err != nil {
-		return fmt.Errorf("merge recall index: %w", err)
+		return true, fmt.Errorf("merge recall index: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
 func (ix *index) close() error {

@@ -107,6 +107,8 @@ type Recaller struct {
 
 	wmu     sync.Mutex
 	unsaved []unsaved
+	// added says that documents were added since the index opened.
+	added bool
 }
 
 // New returns a Recaller over the database, with its index at dir
@@ -122,22 +124,33 @@ func (r *Recaller) Config() Config { return r.cfg }
 func (r *Recaller) IndexPath() string { return r.dir }
 
 // Close waits until what was indexed is on disk and saves how far the
-// index got (for at most lockTimeout), then closes the index, if it was
-// opened. Positions not saved by then are dropped: the next catch-up
-// indexes their documents again.
+// index got, then closes the index, if it was opened. When this Recaller
+// added documents, it first runs the merges they call for (see
+// closeIndex). It waits lockTimeout at most; positions not saved by then
+// are dropped, and the next catch-up indexes their documents again.
 func (r *Recaller) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
 	defer cancel()
-	return r.closeIndex(ctx)
+	return r.closeIndex(ctx, true)
 }
 
-// closeIndex flushes and closes the index.
-func (r *Recaller) closeIndex(ctx context.Context) error {
+// closeIndex flushes and closes the index. With tidy, and documents added
+// since the index opened, it runs the merge policy first: each batch adds
+// a segment, and the background merger folds them together only if the
+// process lives long enough after the batch, which a sync does not. The
+// segments would pile up, and every search and every open visits each.
+func (r *Recaller) closeIndex(ctx context.Context, tidy bool) error {
 	r.waitPreload()
 	err := r.Flush(ctx)
-	r.dropUnsaved()
+	r.wmu.Lock()
+	added := r.added
+	r.unsaved, r.added = nil, false
+	r.wmu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if tidy && err == nil && added && r.ix != nil {
+		_, err = r.ix.merge(ctx)
+	}
 	if r.preNote != "" && r.Warn != nil {
 		r.Warn(r.preNote)
 	}
@@ -232,7 +245,7 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 // Reindex rebuilds the index from scratch and indexes runs. progress, if
 // set, is called now and then with iterations done and the total.
 func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress func(done, total int)) error {
-	if err := r.closeIndex(ctx); err != nil {
+	if err := r.closeIndex(ctx, false); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(r.dir); err != nil {

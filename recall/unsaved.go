@@ -96,6 +96,7 @@ func (u unsaved) onDisk() (bool, error) {
 func (r *Recaller) reached(ctx context.Context, ix *index, persisted <-chan error, pos position, keep int) error {
 	r.wmu.Lock()
 	r.unsaved = append(r.unsaved, unsaved{ix: ix, persisted: persisted, pos: pos})
+	r.added = true
 	r.wmu.Unlock()
 	return r.settle(ctx, keep)
 }
@@ -108,7 +109,8 @@ func (r *Recaller) Flush(ctx context.Context) error { return r.settle(ctx, 0) }
 // settle saves the newest position of each run whose batches are on disk,
 // oldest first, waiting for the oldest batches while more than keep are
 // not. Batches reach the disk in the order they were added. Positions of
-// failed batches stay unsaved; Close drops them.
+// failed batches stay unsaved; Close drops them, and the next catch-up
+// indexes their documents again.
 func (r *Recaller) settle(ctx context.Context, keep int) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
@@ -143,12 +145,4 @@ func (r *Recaller) settle(ctx context.Context, keep int) error {
 		}
 	}
 	return err
-}
-
-// dropUnsaved forgets the positions still unsaved, before their index
-// closes: the next catch-up indexes their documents again.
-func (r *Recaller) dropUnsaved() {
-	r.wmu.Lock()
-	r.unsaved = nil
-	r.wmu.Unlock()
 }

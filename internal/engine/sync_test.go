@@ -196,3 +196,42 @@ func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
 		t.Fatalf("the sync left %d documents unindexed (%v)", n, err)
 	}
 }
+
+// TestShortSyncsKeepTheIndexMerged opens the engine for one sync at a time,
+// as Delta Engine's generator process does: each sync adds a segment or
+// two to the recall index, and closing must leave them merged as the merge
+// policy says, however soon after the sync it comes, or segments pile up
+// and every search and every open visits each one.
+func TestShortSyncsKeepTheIndexMerged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000}
+	fx := &syncFixture{ctx: ctx, chunks: generatedChunks(t, 80)}
+	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: engine.DefaultKeepRecent}
+	fx.openJournal(t)
+	var ixPath string
+	for i := range 80 {
+		fx.append(t, i)
+		eng, err := engine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Sync(ctx, fx.opts); err != nil {
+			t.Fatal(err)
+		}
+		ixPath = eng.Recall.IndexPath()
+		if err := eng.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segments, err := filepath.Glob(filepath.Join(ixPath, "store", "*.zap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The policy keeps at most 10 segments per tier; 80 small batches
+	// fill two tiers at most.
+	if len(segments) > 20 {
+		t.Fatalf("%d segments after 80 one-sync sessions: the merges did not run", len(segments))
+	}
+}
