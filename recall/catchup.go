@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -12,8 +13,27 @@ const indexBatch = 512
 // CatchUp brings the index up to date with a run: its new iterations (and
 // the newest one again if it grew) and its new blocks. It is cheap when
 // nothing changed: one small read. progress, if set, gets the iterations
-// indexed so far. It returns how many documents it wrote.
+// indexed so far. It returns how many documents it wrote, once they are
+// searchable; they reach the disk in the background (see Flush).
 func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(done int)) (int, error) {
+	return r.catchUp(ctx, run, progress, false)
+}
+
+// catchUp is CatchUp. When lazy, it opens the index only if the positions
+// stored in SQLite say there is something to write: a step that brought
+// nothing new then costs two small reads, not an index opened and closed.
+// Opening checks that the index is the one the positions describe, and
+// resets them if not, so the state is read again after.
+func (r *Recaller) catchUp(ctx context.Context, run journal.Run, progress func(done int), lazy bool) (int, error) {
+	if err := r.settle(ctx, 0); err != nil {
+		return 0, err
+	}
+	if lazy {
+		todo, err := r.behind(ctx, run)
+		if err != nil || !todo {
+			return 0, err
+		}
+	}
 	ix, err := r.index(ctx)
 	if err != nil {
 		return 0, err
@@ -22,13 +42,20 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 	if err != nil {
 		return 0, err
 	}
-	written := 0
-	from := st.IndexedIter + 1
-	if st.IndexedIter > 0 && run.LastSeq > st.IndexedSeq {
-		from = st.IndexedIter
+	own, ok, err := ix.position(run.ID)
+	if err != nil {
+		return 0, err
 	}
+	if ok {
+		stored := st
+		if st.behindOf(own) && r.Warn != nil {
+			r.Warn(fmt.Sprintf("recall index %s holds run %s up to iteration %d and block %d, not %d and %d as the database says (it lost its last writes); catching it up",
+				r.dir, run.ID, own.iter, own.block, stored.IndexedIter, stored.IndexedBlock))
+		}
+	}
+	written := 0
 	iter, seq := st.IndexedIter, st.IndexedSeq
-	if from <= run.Iterations {
+	if from := st.indexFrom(run); from <= run.Iterations {
 		w := iterationWriter{r: r, ix: ix, run: run, from: from, block: st.IndexedBlock, progress: progress,
 			iter: st.IndexedIter, seq: st.IndexedSeq}
 		err := w.write(ctx)
@@ -53,16 +80,44 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 		for i := range bs {
 			docs[i] = blockDoc(run.ID, &bs[i])
 		}
-		if err := ix.put(ctx, docs); err != nil {
+		pos := position{run: run.ID, iter: iter, seq: seq, block: last}
+		persisted, err := ix.add(ctx, docs, &pos)
+		if err != nil {
 			return written, err
 		}
 		written += len(docs)
 		block = last
-		if err := r.store.saveIndexed(ctx, run.ID, iter, seq, block); err != nil {
+		if err := r.reached(ctx, ix, persisted, pos, putAhead); err != nil {
 			return written, err
 		}
 	}
 	return written, nil
+}
+
+// indexFrom is the first iteration of run the index lacks: the one after
+// the last indexed, or the last indexed again if the run grew since.
+func (st state) indexFrom(run journal.Run) int {
+	if st.IndexedIter > 0 && run.LastSeq > st.IndexedSeq {
+		return st.IndexedIter
+	}
+	return st.IndexedIter + 1
+}
+
+// behind reports whether, by the positions stored in SQLite, the index
+// lacks iterations or blocks of run.
+func (r *Recaller) behind(ctx context.Context, run journal.Run) (bool, error) {
+	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	if err != nil {
+		return false, err
+	}
+	if st.indexFrom(run) <= run.Iterations {
+		return true, nil
+	}
+	if r.folds == nil {
+		return false, nil
+	}
+	bs, _, err := r.folds.BlocksAfter(ctx, run.ID, st.IndexedBlock, 1)
+	return len(bs) > 0, err
 }
 
 // Compact merges the index's segments as far as its merge policy goes,
@@ -98,16 +153,20 @@ type iterationWriter struct {
 }
 
 // write indexes iterations w.from to the run's last. Documents are built
-// one batch ahead, and up to putAhead batches are written at once; a
-// batch's position is saved once it and every batch before it are in the
-// index, so a saved position is never ahead of the index. It returns after
-// every goroutine it started has stopped.
+// one batch ahead, and up to putAhead batches are added at once; a batch's
+// position is recorded (see Recaller.reached) once it and every batch
+// before it are in the index. It returns after every goroutine it started
+// has stopped.
 func (w *iterationWriter) write(ctx context.Context) error {
 	bctx, cancel := context.WithCancel(ctx)
 	batches := w.r.iterationDocs(bctx, w.run.ID, w.from, w.run.Iterations)
+	type added struct {
+		persisted <-chan error
+		err       error
+	}
 	type pending struct {
 		b    docBatch
-		done chan error
+		done chan added
 	}
 	var queue []pending
 	defer func() {
@@ -118,19 +177,26 @@ func (w *iterationWriter) write(ctx context.Context) error {
 			<-p.done
 		}
 	}()
-	// finish waits for the oldest batch in flight and saves its position.
+	// seq is the sequence number a batch's position records: the run's
+	// last once the batch reaches its last iteration.
+	seq := func(b docBatch) int64 {
+		if b.last == w.run.Iterations {
+			return w.run.LastSeq
+		}
+		return w.seq
+	}
+	// finish waits for the oldest batch in flight and records its position.
 	finish := func() error {
 		p := queue[0]
 		queue = queue[1:]
-		if err := <-p.done; err != nil {
-			return err
+		a := <-p.done
+		if a.err != nil {
+			return a.err
 		}
 		w.written += len(p.b.docs)
-		w.iter = p.b.last
-		if p.b.last == w.run.Iterations {
-			w.seq = w.run.LastSeq
-		}
-		if err := w.r.store.saveIndexed(ctx, w.run.ID, w.iter, w.seq, w.block); err != nil {
+		w.iter, w.seq = p.b.last, seq(p.b)
+		pos := position{run: w.run.ID, iter: w.iter, seq: w.seq, block: w.block}
+		if err := w.r.reached(ctx, w.ix, a.persisted, pos, putAhead); err != nil {
 			return err
 		}
 		if w.progress != nil {
@@ -145,8 +211,20 @@ func (w *iterationWriter) write(ctx context.Context) error {
 		if b.err != nil {
 			return b.err
 		}
-		p := pending{b: b, done: make(chan error, 1)}
-		go func() { p.done <- w.ix.put(ctx, p.b.docs) }()
+		// Batches in flight together enter the index in any order, and
+		// each records its position there: the last waits for the others,
+		// so that the index's record ends at the run's position.
+		for b.last == w.run.Iterations && len(queue) > 0 {
+			if err := finish(); err != nil {
+				return err
+			}
+		}
+		p := pending{b: b, done: make(chan added, 1)}
+		pos := position{run: w.run.ID, iter: b.last, seq: seq(b), block: w.block}
+		go func() {
+			persisted, err := w.ix.add(ctx, p.b.docs, &pos)
+			p.done <- added{persisted, err}
+		}()
 		queue = append(queue, p)
 		if len(queue) == putAhead {
 			if err := finish(); err != nil {

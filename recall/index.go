@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -35,7 +37,8 @@ func mergePlan() mergeplan.MergePlanOptions {
 	return o
 }
 
-// config is the scorch configuration, on create and on open.
+// config is the scorch configuration, on create and on open. bleve keeps
+// it in the index's index_meta.json, for whoever opens the index next.
 func config() map[string]any {
 	p := mergePlan()
 	return map[string]any{
@@ -46,6 +49,55 @@ func config() map[string]any {
 		},
 	}
 }
+
+// openConfig is config with what holds for this process only, added when
+// an index is opened, so that index_meta.json does not record it.
+//
+// Batches are unsafe in scorch's sense: a batch returns once its documents
+// are searchable, and scorch's persister writes and fsyncs them in the
+// background, then calls the batch's persisted callback. A sync runs its
+// triggers and compiles its context while the fsyncs happen, instead of
+// waiting for them. Nothing is lost for it: a position is saved in SQLite
+// only once its documents are on disk (see unsaved.go), and
+// Recaller.Close waits for the persister before closing the index. (An
+// index opened without this, as bleve.Open would, has safe batches: each
+// returns once on disk.)
+func openConfig() map[string]any {
+	c := config()
+	c["unsafe_batch"] = true
+	c["asyncErrorCallbackName"] = asyncErrorsName
+	return c
+}
+
+// asyncErrorsName names, in scorch's registry, the callback that hears of
+// the persister's failures: an unsafe batch returns before they can
+// happen. The registry is keyed by name and filled at init, as bleve asks;
+// the callback finds the index by its store's path.
+const asyncErrorsName = "delta-memory/recall"
+
+func init() {
+	scorch.RegistryAsyncErrorCallbacks[asyncErrorsName] = asyncError
+}
+
+// openIndexes maps an open index's store path (where scorch lives, inside
+// the index directory) to the index, for asyncError.
+var openIndexes sync.Map
+
+// asyncError records a failure of the persister (or a panic of any of
+// scorch's goroutines) on the index it comes from; merge failures only
+// leave segments unmerged, and are not failures of a batch.
+func asyncError(err error, storePath string) {
+	var se *scorch.ScorchError
+	if errors.As(err, &se) && se.Source != "persister" && !errors.Is(err, scorch.ErrAsyncPanic) {
+		return
+	}
+	if v, ok := openIndexes.Load(filepath.Clean(storePath)); ok {
+		v.(*index).fail(err)
+	}
+}
+
+// storePath is where bleve keeps scorch's files inside an index directory.
+func storePath(path string) string { return filepath.Clean(filepath.Join(path, "store")) }
 
 // generationKey names the index's generation in bleve's internal store.
 // The same value is kept in SQLite: when they differ, the index is not the
@@ -66,6 +118,43 @@ type index struct {
 	path       string
 	bi         bleve.Index
 	generation string
+
+	// failed is closed on the persister's first failure, which failure
+	// then holds.
+	failed   chan struct{}
+	failOnce sync.Once
+	failure  error
+}
+
+// newIndex wraps an open bleve index and registers it for asyncError.
+func newIndex(path string, bi bleve.Index, generation string) *index {
+	ix := &index{path: path, bi: bi, generation: generation, failed: make(chan struct{})}
+	openIndexes.Store(storePath(path), ix)
+	return ix
+}
+
+// fail records the persister's failure.
+func (ix *index) fail(err error) {
+	ix.failOnce.Do(func() {
+		ix.failure = err
+		close(ix.failed)
+	})
+}
+
+// wait returns once a batch's documents are on disk (persisted receives
+// from the batch's persisted callback), or the persister failed.
+func (ix *index) wait(ctx context.Context, persisted <-chan error) error {
+	select {
+	case err := <-persisted:
+		if err != nil {
+			return fmt.Errorf("write recall index %s: %w", ix.path, err)
+		}
+		return nil
+	case <-ix.failed:
+		return fmt.Errorf("write recall index %s: %w", ix.path, ix.failure)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // openIndex opens the index at path, creating it when it is missing. An
@@ -76,12 +165,12 @@ func openIndex(path string) (ix *index, note string, err error) {
 		ix, err = createIndex(path)
 		return ix, "", err
 	}
-	bi, err := bleve.OpenUsing(path, config())
+	bi, err := bleve.OpenUsing(path, openConfig())
 	if err == nil {
 		gen, gerr := bi.GetInternal(generationKey)
 		schema, serr := bi.GetInternal(schemaKey)
 		if gerr == nil && len(gen) > 0 && serr == nil && string(schema) == indexSchema {
-			return &index{path: path, bi: bi, generation: string(gen)}, "", nil
+			return newIndex(path, bi, string(gen)), "", nil
 		}
 		bi.Close()
 		switch {
@@ -131,35 +220,78 @@ func createIndex(path string) (*index, error) {
 		return nil, err
 	}
 	gen := hex.EncodeToString(b[:])
-	for _, kv := range [][2][]byte{{generationKey, []byte(gen)}, {schemaKey, []byte(indexSchema)}} {
-		if err := bi.SetInternal(kv[0], kv[1]); err != nil {
-			bi.Close()
-			return nil, fmt.Errorf("create recall index %s: %w", path, err)
-		}
+	ix := newIndex(path, bi, gen)
+	batch := bi.NewBatch()
+	batch.SetInternal(generationKey, []byte(gen))
+	batch.SetInternal(schemaKey, []byte(indexSchema))
+	if err := ix.write(context.Background(), batch); err != nil {
+		ix.close()
+		return nil, fmt.Errorf("create recall index %s: %w", path, err)
 	}
-	return &index{path: path, bi: bi, generation: gen}, nil
+	return ix, nil
 }
 
-// put indexes documents in one batch. bleve persists the batch before it
-// returns (scorch's safe batches), so a position saved after put is never
-// ahead of what the index holds.
-func (ix *index) put(ctx context.Context, docs []document) error {
-	if len(docs) == 0 {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
+// write applies a batch and waits until it is on disk.
+func (ix *index) write(ctx context.Context, b *bleve.Batch) error {
+	persisted := persistedChan(b)
+	if err := ix.bi.Batch(b); err != nil {
 		return err
+	}
+	return ix.wait(ctx, persisted)
+}
+
+// persistedChan sets b's persisted callback to send on the channel it
+// returns. scorch calls it once the batch is on disk, from its persister,
+// which must not block on it.
+func persistedChan(b *bleve.Batch) <-chan error {
+	ch := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) {
+		select {
+		case ch <- err:
+		default:
+		}
+	})
+	return ch
+}
+
+// put indexes documents in one batch and returns once they are on disk.
+func (ix *index) put(ctx context.Context, docs []document) error {
+	persisted, err := ix.add(ctx, docs, nil)
+	if err != nil {
+		return err
+	}
+	return ix.wait(ctx, persisted)
+}
+
+// add indexes documents in one batch and returns once they are
+// searchable. They reach the disk in the background: the channel it
+// returns receives nil once they have (see index.wait), and a position
+// that counts them must not be saved before. pos, if set, is the run's
+// position once the batch is in: the index records it in the same batch
+// (see positionKey).
+func (ix *index) add(ctx context.Context, docs []document, pos *position) (<-chan error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	b := ix.bi.NewBatch()
 	for i := range docs {
 		if err := b.Index(docs[i].id, docs[i].fields()); err != nil {
-			return fmt.Errorf("index %s: %w", docs[i].id, err)
+			return nil, fmt.Errorf("index %s: %w", docs[i].id, err)
 		}
 	}
-	if err := ix.bi.Batch(b); err != nil {
-		return fmt.Errorf("write recall index: %w", err)
+	if pos != nil {
+		b.SetInternal(positionKey(pos.run), []byte(pos.String()))
 	}
-	return nil
+	if b.Size() == 0 {
+		done := make(chan error, 1)
+		done <- nil
+		return done, nil
+	}
+	persisted := persistedChan(b)
+	if err := ix.bi.Batch(b); err != nil {
+		return nil, fmt.Errorf("write recall index: %w", err)
+	}
+	return persisted, nil
 }
 
 // maxMergeRounds bounds compact's rounds; each merges a tier's worth.
@@ -167,41 +299,56 @@ const maxMergeRounds = 16
 
 // compact merges the index's segments as the background merger would, a
 // round at a time until a round merges nothing, and returns once the
-// result is persisted.
+// result is on disk.
 func (ix *index) compact(ctx context.Context) error {
+	_, err := ix.merge(ctx)
+	return err
+}
+
+// merge is compact; it reports whether anything merged, and waits for the
+// disk only then.
+func (ix *index) merge(ctx context.Context) (bool, error) {
 	adv, err := ix.bi.Advanced()
 	if err != nil {
-		return fmt.Errorf("merge recall index: %w", err)
+		return false, fmt.Errorf("merge recall index: %w", err)
 	}
 	sc, ok := adv.(*scorch.Scorch)
 	if !ok {
-		return nil
+		return false, nil
 	}
 	tasks := func() uint64 {
 		n, _ := sc.StatsMap()["TotFileMergePlanTasks"].(uint64)
 		return n
 	}
 	plan := mergePlan()
+	start := tasks()
 	for range maxMergeRounds {
 		before := tasks()
 		if err := sc.ForceMerge(ctx, &plan); err != nil {
-			return fmt.Errorf("merge recall index: %w", err)
+			return false, fmt.Errorf("merge recall index: %w", err)
 		}
 		if tasks() == before {
 			break
 		}
 	}
-	// Merged segments are recorded by the persister in the background; a
-	// batch returns once the persister has caught up with it.
-	if err := ix.bi.SetInternal(generationKey, []byte(ix.generation)); err != nil {
-		return fmt.Errorf("merge recall index: %w", err)
+	if tasks() == start {
+		return false, nil
 	}
-	return nil
+	// Merged segments are recorded by the persister in the background,
+	// which writes snapshots in order: once a later batch is on disk, so
+	// are they.
+	b := ix.bi.NewBatch()
+	b.SetInternal(generationKey, []byte(ix.generation))
+	if err := ix.write(ctx, b); err != nil {
+		return true, fmt.Errorf("merge recall index: %w", err)
+	}
+	return true, nil
 }
 
 func (ix *index) close() error {
 	if ix == nil || ix.bi == nil {
 		return nil
 	}
+	openIndexes.CompareAndDelete(storePath(ix.path), ix)
 	return ix.bi.Close()
 }

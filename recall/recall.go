@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -132,6 +133,15 @@ type Recaller struct {
 
 	mu sync.Mutex
 	ix *index
+	// preload is closed once a Preload's open is over; preNote holds its
+	// warning, for the caller's goroutine to give.
+	preload chan struct{}
+	preNote string
+
+	wmu     sync.Mutex
+	unsaved []unsaved
+	// added says that documents were added since the index opened.
+	added bool
 }
 
 // New returns a Recaller over the database, with its index at dir
@@ -146,41 +156,92 @@ func (r *Recaller) Config() Config { return r.cfg }
 // IndexPath returns where the index lives.
 func (r *Recaller) IndexPath() string { return r.dir }
 
-// Close closes the index, if it was opened.
+// Close waits until what was indexed is on disk and saves how far the
+// index got, then closes the index, if it was opened. When this Recaller
+// added documents, it first runs the merges they call for (see
+// closeIndex). It waits lockTimeout at most; positions not saved by then
+// are dropped, and the next catch-up indexes their documents again.
 func (r *Recaller) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
+	defer cancel()
+	return r.closeIndex(ctx, true)
+}
+
+// closeIndex flushes and closes the index. With tidy, and documents added
+// since the index opened, it runs the merge policy first: each batch adds
+// a segment, and the background merger folds them together only if the
+// process lives long enough after the batch, which a sync does not. The
+// segments would pile up, and every search and every open visits each.
+func (r *Recaller) closeIndex(ctx context.Context, tidy bool) error {
+	r.waitPreload()
+	err := r.Flush(ctx)
+	r.wmu.Lock()
+	added := r.added
+	r.unsaved, r.added = nil, false
+	r.wmu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	err := r.ix.close()
-	r.ix = nil
+	if tidy && err == nil && added && r.ix != nil {
+		_, err = r.ix.merge(ctx)
+	}
+	if r.preNote != "" && r.Warn != nil {
+		r.Warn(r.preNote)
+	}
+	err = errors.Join(err, r.ix.close())
+	r.ix, r.preload, r.preNote = nil, nil, ""
 	return err
 }
 
-// index opens the index if needed, and makes sure the positions stored in
-// SQLite describe it: when the index is new or another one, every run is
-// indexed again from the start.
-func (r *Recaller) index(ctx context.Context) (*index, error) {
+// Preload starts opening the index in the background, so that it is open
+// by the time a step or a search needs it: opening reads the index's
+// segment list and maps every segment. A failure is left for that caller
+// to meet again.
+func (r *Recaller) Preload(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.ix != nil || r.preload != nil {
+		return
+	}
+	done := make(chan struct{})
+	r.preload = done
+	go func() {
+		defer close(done)
+		ix, note, err := r.open(ctx)
+		if err != nil {
+			return
+		}
+		r.mu.Lock()
+		r.ix, r.preNote = ix, note
+		r.mu.Unlock()
+	}()
+}
+
+// waitPreload waits for a Preload's open to be over.
+func (r *Recaller) waitPreload() {
+	r.mu.Lock()
+	p := r.preload
+	r.mu.Unlock()
+	if p != nil {
+		<-p
+	}
+}
+
+// index opens the index if needed (see open).
+func (r *Recaller) index(ctx context.Context) (*index, error) {
+	r.waitPreload()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.preload = nil
+	if note := r.preNote; note != "" && r.Warn != nil {
+		r.Warn(note)
+	}
+	r.preNote = ""
 	if r.ix != nil {
 		return r.ix, nil
 	}
-	ix, note, err := openIndex(r.dir)
+	ix, note, err := r.open(ctx)
 	if err != nil {
 		return nil, err
-	}
-	stored, err := r.store.generation(ctx)
-	if err != nil {
-		ix.close()
-		return nil, err
-	}
-	if stored != ix.generation {
-		if note == "" && stored != "" {
-			note = fmt.Sprintf("recall index %s is not the one this database last wrote (lost or replaced); refilling it from the database", r.dir)
-		}
-		if err := r.store.adopt(ctx, ix.generation); err != nil {
-			ix.close()
-			return nil, err
-		}
 	}
 	if note != "" && r.Warn != nil {
 		r.Warn(note)
@@ -189,14 +250,35 @@ func (r *Recaller) index(ctx context.Context) (*index, error) {
 	return ix, nil
 }
 
+// open opens the index and makes sure the positions stored in SQLite
+// describe it: when the index is new or another one, every run is indexed
+// again from the start. note is a warning for the user, if any.
+func (r *Recaller) open(ctx context.Context) (*index, string, error) {
+	ix, note, err := openIndex(r.dir)
+	if err != nil {
+		return nil, "", err
+	}
+	stored, err := r.store.generation(ctx)
+	if err != nil {
+		ix.close()
+		return nil, "", err
+	}
+	if stored != ix.generation {
+		if note == "" && stored != "" {
+			note = fmt.Sprintf("recall index %s is not the one this database last wrote (lost or replaced); refilling it from the database", r.dir)
+		}
+		if err := r.store.adopt(ctx, ix.generation); err != nil {
+			ix.close()
+			return nil, "", err
+		}
+	}
+	return ix, note, nil
+}
+
 // Reindex rebuilds the index from scratch and indexes runs. progress, if
 // set, is called now and then with iterations done and the total.
 func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress func(done, total int)) error {
-	r.mu.Lock()
-	err := r.ix.close()
-	r.ix = nil
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.closeIndex(ctx, false); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(r.dir); err != nil {

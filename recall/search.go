@@ -38,7 +38,13 @@ type lookup struct {
 	// from, documents that start at or after it.
 	before int
 	from   int
-	limit  int
+	// upTo, when > 0, is the run's newest iteration: none of its
+	// documents ends later. It bounds the ranges of before and from,
+	// which are otherwise open: a numeric range is a disjunction of the
+	// prefix terms it spans, and one open to +Inf spans every float above
+	// its start, each term looked up in every segment.
+	upTo  int
+	limit int
 }
 
 // idBoost weighs an exact entity match over word matches: the user who
@@ -92,17 +98,26 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		k.SetField(fieldKind)
 		filters = append(filters, k)
 	}
+	var hi *float64
+	if l.upTo > 0 {
+		h := float64(l.upTo)
+		hi = &h
+	}
+	incl := true
 	if l.before > 0 {
-		hi := float64(l.before)
-		excl := false
-		r := bleve.NewNumericRangeInclusiveQuery(nil, &hi, nil, &excl)
+		// "not last >= before" rather than a filter "last < before": a
+		// numeric range is a disjunction of the terms it spans, and before
+		// the newest iteration lie nearly all of a long run's documents,
+		// at or after it a handful. Every document has a last, and neither
+		// clause scores, so both keep the same hits with the same scores.
+		lo := float64(l.before)
+		r := bleve.NewNumericRangeInclusiveQuery(&lo, hi, &incl, &incl)
 		r.SetField(fieldLast)
-		filters = append(filters, r)
+		bq.AddMustNot(r)
 	}
 	if l.from > 0 {
 		lo := float64(l.from)
-		incl := true
-		r := bleve.NewNumericRangeInclusiveQuery(&lo, nil, &incl, nil)
+		r := bleve.NewNumericRangeInclusiveQuery(&lo, hi, &incl, &incl)
 		r.SetField(fieldFirst)
 		filters = append(filters, r)
 	}

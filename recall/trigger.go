@@ -74,15 +74,14 @@ type StepResult struct {
 // Step runs the implicit and error-driven triggers on the run's new
 // iterations. Only the newest TTL iterations of a long import are looked
 // at: a recall made earlier would have expired by now. The index is caught
-// up first.
+// up first; with no iteration to look at, it is not opened unless it lacks
+// something.
 func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error) {
 	var res StepResult
 	if run.Iterations == 0 {
 		return res, nil
 	}
-	if _, err := r.CatchUp(ctx, run, nil); err != nil {
-		return res, err
-	}
+	// Catching up leaves the checked positions alone.
 	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
 	if err != nil {
 		return res, err
@@ -92,6 +91,9 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		from = st.CheckedIter // the newest checked iteration grew
 	}
 	from = max(from, run.Iterations-r.cfg.TTL+1, 1)
+	if _, err := r.catchUp(ctx, run, nil, from > run.Iterations); err != nil {
+		return res, err
+	}
 	if from > run.Iterations {
 		return res, nil
 	}
@@ -103,7 +105,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		if it.Number == st.CheckedIter && it.LastSeq <= st.CheckedSeq {
 			continue // read again in case it grew; it did not
 		}
-		c, err := r.triggers(ctx, run.ID, it)
+		c, err := r.triggers(ctx, run, it)
 		if err != nil {
 			return res, err
 		}
@@ -137,9 +139,10 @@ const minErrorSpecificity = 0.7
 // maxNamed bounds the entities of one iteration that are looked up.
 const maxNamed = 8
 
-// triggers decides the recalls an iteration calls for.
-func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iteration) (change, error) {
+// triggers decides the recalls an iteration of run calls for.
+func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Iteration) (change, error) {
 	var c change
+	run, upTo := jr.ID, jr.Iterations
 	ix, err := r.index(ctx)
 	if err != nil {
 		return c, err
@@ -167,12 +170,12 @@ func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iterati
 		}
 	}
 
-	errs, err := r.errorRecalls(ctx, ix, run, it)
+	errs, err := r.errorRecalls(ctx, ix, run, upTo, it)
 	if err != nil {
 		return c, err
 	}
 	c.add = append(c.add, errs...)
-	imp, err := r.implicitRecalls(ctx, ix, run, it.Number, names, c.add)
+	imp, err := r.implicitRecalls(ctx, ix, run, upTo, it.Number, names, c.add)
 	if err != nil {
 		return c, err
 	}
@@ -182,10 +185,14 @@ func (r *Recaller) triggers(ctx context.Context, run string, it *journal.Iterati
 
 // implicitRecalls matches the named entities against folded iterations.
 // An entity that recent iterations shown in full also name is being worked
-// on in plain sight: its older history is not recalled for it.
-func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, now int, names []named, taken []Recall) ([]Recall, error) {
+// on in plain sight: its older history is not recalled for it. upTo is the
+// run's newest iteration (see lookup).
+func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, upTo, now int, names []named, taken []Recall) ([]Recall, error) {
 	var cands []Recall
 	working := -1
+	// The entities' hits overlap, and the folds do not change while the
+	// triggers decide: each iteration's coverage is read once.
+	covered := map[int]coverage{}
 	for _, n := range names {
 		if n.spec < r.cfg.ImplicitThreshold {
 			break // sorted by specificity: no later one can pass either
@@ -198,7 +205,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, n
 			working = w
 		}
 		if working < now {
-			seen, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, from: working, before: now, limit: 1})
+			seen, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, from: working, before: now, upTo: upTo, limit: 1})
 			if err != nil {
 				return nil, err
 			}
@@ -206,7 +213,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, n
 				continue
 			}
 		}
-		best, err := r.bestFolded(ctx, ix, run, now, n, 8)
+		best, err := r.bestFolded(ctx, ix, run, upTo, now, n, 8, covered)
 		if err != nil {
 			return nil, err
 		}
@@ -236,16 +243,23 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, n
 	return out, nil
 }
 
+// coverage is what Folds.Covering says of an iteration.
+type coverage struct {
+	importance float64
+	folded     bool
+}
+
 // bestFolded finds the folded iteration before now that best explains an
 // entity: one that changed it, else one that failed on it, else the most
-// recent mention, and scores it with Strength.
-func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, now int, n named, limit int) (Recall, error) {
+// recent mention, and scores it with Strength. covered keeps the coverage
+// of the iterations looked at, for the next entity.
+func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, now int, n named, limit int, covered map[int]coverage) (Recall, error) {
 	var best Recall
-	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, limit: limit})
+	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
 	if err != nil {
 		return best, err
 	}
-	mentions, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: now, limit: limit})
+	mentions, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
 	if err != nil {
 		return best, err
 	}
@@ -256,14 +270,19 @@ func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, now in
 				continue
 			}
 			seen[h.First] = true
-			_, imp, folded, err := r.folds.Covering(ctx, run, h.First)
-			if err != nil {
-				return best, err
+			cov, ok := covered[h.First]
+			if !ok {
+				_, imp, folded, err := r.folds.Covering(ctx, run, h.First)
+				if err != nil {
+					return best, err
+				}
+				cov = coverage{importance: imp, folded: folded}
+				covered[h.First] = cov
 			}
-			if !folded {
+			if !cov.folded {
 				continue
 			}
-			s := Strength(n.spec, imp, i == 0, h.Failed)
+			s := Strength(n.spec, cov.importance, i == 0, h.Failed)
 			if s > best.Score || s == best.Score && h.Last > best.Last {
 				best = Recall{First: h.First, Last: h.Last, Reason: ReasonImplicit, Query: n.value, Score: round3(s)}
 			}
@@ -275,7 +294,7 @@ func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, now in
 // errorRecalls looks back, for each failed action of the iteration, for
 // the earlier actions that created, changed, moved, deleted or mentioned
 // what it failed on.
-func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *journal.Iteration) ([]Recall, error) {
+func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, upTo int, it *journal.Iteration) ([]Recall, error) {
 	var out []Recall
 	for i := range it.Calls {
 		c := &it.Calls[i]
@@ -294,12 +313,12 @@ func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, it *
 			if len(out) >= r.cfg.MaxError {
 				return out, nil
 			}
-			hits, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: it.Number, limit: 4})
+			hits, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: it.Number, upTo: upTo, limit: 4})
 			if err != nil {
 				return nil, err
 			}
 			if len(hits) == 0 {
-				hits, err = ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: it.Number, limit: 4})
+				hits, err = ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: it.Number, upTo: upTo, limit: 4})
 				if err != nil {
 					return nil, err
 				}

@@ -13,6 +13,10 @@ type env struct {
 	// stderrTTY says whether stderr is a terminal, for progress output;
 	// stdoutTTY whether stdout is, for colour.
 	stderrTTY, stdoutTTY bool
+	// exits says that the process ends when the command returns, so that a
+	// command may leave to the exit what it releases (see engine.Leave);
+	// false when tests run the CLI in-process.
+	exits bool
 }
 
 // color reports whether to colour stdout: a terminal, NO_COLOR unset
@@ -22,7 +26,7 @@ func (e env) color() bool {
 }
 
 func newEnv() env {
-	return env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrTTY: isTerminal(os.Stderr), stdoutTTY: isTerminal(os.Stdout)}
+	return env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrTTY: isTerminal(os.Stderr), stdoutTTY: isTerminal(os.Stdout), exits: true}
 }
 
 func isTerminal(f *os.File) bool {

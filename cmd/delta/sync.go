@@ -72,7 +72,11 @@ Examples:
 			if err != nil {
 				return fmt.Errorf("open %s: %w", in.engine.DBPath, err)
 			}
-			defer eng.Close()
+			if e.exits {
+				defer eng.Leave()
+			} else {
+				defer eng.Close()
+			}
 			res, err := eng.Sync(c.Context, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep})
 			if err != nil {
 				return fmt.Errorf("sync %s: %w", in.journal, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -241,5 +242,73 @@ func TestSyncFromTwoProcessesAtOnce(t *testing.T) {
 	}
 	if out, err := deltaProcess(t, nil, "memory", "context", "--db", db).CombinedOutput(); err != nil {
 		t.Fatalf("context after concurrent syncs: %v\n%s", err, out)
+	}
+}
+
+// TestSyncProcessesMatchInProcessSyncs feeds one run to two workspaces:
+// one synced by `delta memory sync` processes, which leave the database to
+// their exit and the index's fsyncs to the end of the call, the other by
+// syncs in this process, which close everything. The files must be the
+// same after every call, the processes must leave the WAL in place, and
+// the recall at iteration 372 must come back in both.
+func TestSyncProcessesMatchInProcessSyncs(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	its := plantedIterations(t, 376)
+	if len(its) != 377 {
+		t.Fatalf("%d groups of lines, want the opening and 376 iterations", len(its))
+	}
+	type workspace struct {
+		dir     string
+		journal *os.File
+	}
+	var wss [2]workspace
+	for i := range wss {
+		wss[i].dir = filepath.Join(b.dir, fmt.Sprint("ws", i))
+		p := filepath.Join(wss[i].dir, ".delta", testrun.RunID, "journal.jsonl")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		wss[i].journal = f
+	}
+	b.env["DELTA_CWD"] = wss[1].dir
+	b.env["DELTA_RUN_ID"] = testrun.RunID
+	env := []string{"DELTA_CWD=" + wss[0].dir, "DELTA_RUN_ID=" + testrun.RunID}
+	ctx := context.Background()
+	memory := func(ws workspace) string {
+		return b.read(t, filepath.Join(ws.dir, ".delta", "context_artifacts", "memory.md"))
+	}
+	for next, call := 0, 0; next < len(its); call++ {
+		n := 1
+		if call == 0 {
+			n = 360
+		}
+		for _, it := range its[next : next+n] {
+			for _, ws := range wss {
+				if _, err := ws.journal.Write(it); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		next += n
+		if out, err := deltaProcess(t, env, "memory", "sync", "--budget", "6000").CombinedOutput(); err != nil {
+			t.Fatalf("process sync at iteration %d: %v\n%s", next, err, out)
+		}
+		if _, stderr, code := b.run(t, ctx, "memory", "sync", "--budget", "6000"); code != 0 {
+			t.Fatalf("sync at iteration %d: %s", next, stderr)
+		}
+		if a, c := memory(wss[0]), memory(wss[1]); a != c {
+			t.Fatalf("iteration %d: the process wrote\n%s\n\nthe in-process sync wrote\n%s", next, a, c)
+		}
+		// its[0] is the run's opening, so iteration 372 is its[372].
+		if next == 373 && !strings.Contains(memory(wss[0]), "git rm -q data/cache_3d5a4.json") {
+			t.Fatalf("iteration 372: no recall of iteration 271:\n%s", memory(wss[0]))
+		}
+		if _, err := os.Stat(filepath.Join(wss[0].dir, ".delta", "memory.db-wal")); err != nil {
+			t.Fatalf("iteration %d: the sync process did not leave the WAL: %v", next, err)
+		}
 	}
 }

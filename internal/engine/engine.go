@@ -160,6 +160,13 @@ func (e *Engine) Close() error {
 	return errors.Join(e.Recall.Close(), e.db.Close())
 }
 
+// Leave is Close for a process that exits when it returns: it closes the
+// index, and leaves the database's connections to the exit, so that SQLite
+// does not checkpoint the WAL on the way out (see sqlitedb.DB.Leave).
+func (e *Engine) Leave() error {
+	return errors.Join(e.Recall.Close(), e.db.Leave())
+}
+
 // Path returns the database file's path.
 func (e *Engine) Path() string { return e.db.Path }
 
@@ -187,9 +194,19 @@ func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOpt
 		return journal.ImportResult{}, Step{}, err
 	}
 	defer lock.Release()
+	return e.importLocked(ctx, path, opts)
+}
+
+// importLocked is Import, under the process lock.
+func (e *Engine) importLocked(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, Step, error) {
 	res, err := e.Journal.ImportFile(ctx, path, opts)
 	if err != nil || !hasEvents(res) {
 		return res, Step{}, err
+	}
+	if res.Added > 0 {
+		// The recall step will index the new events: the index opens
+		// while the fold scheduler runs.
+		e.Recall.Preload(ctx)
 	}
 	step, err := e.Update(ctx, res.Run)
 	return res, step, err

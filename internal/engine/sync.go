@@ -64,7 +64,14 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 		res.Markdown = emptyMemory(fmt.Sprintf("the journal at %s has no events yet", opts.Journal))
 		return res, nil
 	}
-	res.Import, res.Step, err = e.Import(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta})
+	// The lock is held until the index is flushed: the next sync then
+	// starts from saved positions, and compiles after this one's recalls.
+	lock, err := e.exclusive(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Release()
+	res.Import, res.Step, err = e.importLocked(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta})
 	if err != nil {
 		return res, err
 	}
@@ -78,6 +85,10 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 	}
 	res.Context, err = e.Context(ctx, run, ContextOptions{Native: max(0, opts.KeepRecent)})
 	if err != nil {
+		return res, err
+	}
+	// The step's index batches went to disk while the window was compiled.
+	if err := e.Recall.Flush(ctx); err != nil {
 		return res, err
 	}
 	res.Markdown = res.Context.Markdown()

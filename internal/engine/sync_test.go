@@ -134,3 +134,104 @@ func TestSyncWaitsForAnotherSyncThenFailsClearly(t *testing.T) {
 		t.Fatalf("sync after the other finished: %v, %+v", err, res.Import)
 	}
 }
+
+// TestSyncOpensTheIndexOnlyWhenItHasWork removes the recall index between
+// syncs: a sync with nothing new neither needs nor opens it, and the next
+// sync with a new iteration refills it (opened in the background while the
+// scheduler runs) with one warning.
+func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, ".delta", "memory.db")
+	var warnings []string
+	cfg := engine.Config{DBPath: dbPath, Budget: 8000, Warn: func(s string) { warnings = append(warnings, s) }}
+	eng, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 30)}
+	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: 3}
+	fx.openJournal(t)
+	for i := 0; i < 20; i++ {
+		fx.append(t, i)
+	}
+	first, err := eng.Sync(ctx, fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ixPath := eng.Recall.IndexPath()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(ixPath); err != nil {
+		t.Fatal(err)
+	}
+	if eng, err = engine.Open(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { eng.Close() }()
+	same, err := eng.Sync(ctx, fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Markdown != first.Markdown {
+		t.Fatal("a sync with nothing new changed the output")
+	}
+	if _, err := os.Stat(ixPath); !errors.Is(err, os.ErrNotExist) || len(warnings) != 0 {
+		t.Fatalf("a sync with nothing new opened the index: %v, warnings %q", err, warnings)
+	}
+	fx.append(t, 20)
+	if _, err := eng.Sync(ctx, fx.opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "refilling") {
+		t.Fatalf("want one warning about the lost index, got %q", warnings)
+	}
+	run, err := eng.Journal.Run(ctx, "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := eng.Recall.CatchUp(ctx, run, nil); err != nil || n != 0 {
+		t.Fatalf("the sync left %d documents unindexed (%v)", n, err)
+	}
+}
+
+// TestShortSyncsKeepTheIndexMerged opens the engine for one sync at a time,
+// as Delta Engine's generator process does: each sync adds a segment or
+// two to the recall index, and closing must leave them merged as the merge
+// policy says, however soon after the sync it comes, or segments pile up
+// and every search and every open visits each one.
+func TestShortSyncsKeepTheIndexMerged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000}
+	fx := &syncFixture{ctx: ctx, chunks: generatedChunks(t, 80)}
+	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: engine.DefaultKeepRecent}
+	fx.openJournal(t)
+	var ixPath string
+	for i := range 80 {
+		fx.append(t, i)
+		eng, err := engine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Sync(ctx, fx.opts); err != nil {
+			t.Fatal(err)
+		}
+		ixPath = eng.Recall.IndexPath()
+		if err := eng.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segments, err := filepath.Glob(filepath.Join(ixPath, "store", "*.zap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The policy keeps at most 10 segments per tier; 80 small batches
+	// fill two tiers at most.
+	if len(segments) > 20 {
+		t.Fatalf("%d segments after 80 one-sync sessions: the merges did not run", len(segments))
+	}
+}

@@ -72,23 +72,6 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 
-	db := &DB{Write: w, Path: path}
-	lock := &processLock{path: path + ".lock", wait: busy}
-	defer lock.release()
-	if isNew(path) {
-		if err := lock.take(ctx); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("open database %s: %w", path, err)
-		}
-	}
-	if err := db.checkWAL(ctx); err != nil {
-		w.Close()
-		return nil, err
-	}
-	if err := migrate(ctx, w.DB, lock); err != nil {
-		w.Close()
-		return nil, err
-	}
 	r, err := openPool(dsn(path, busy, false))
 	if err != nil {
 		w.Close()
@@ -96,7 +79,35 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	db.Read = r
+	db := &DB{Write: w, Read: r, Path: path}
+	lock := &processLock{path: path + ".lock", wait: busy}
+	defer lock.release()
+	var readerUp chan error
+	if isNew(path) {
+		if err := lock.take(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+	} else {
+		// A connection reads the whole schema as it opens. The reader's
+		// opens beside the writer's work below instead of at the first
+		// read, after it: a short command such as sync pays for one.
+		readerUp = make(chan error, 1)
+		go func() { readerUp <- r.PingContext(ctx) }()
+	}
+	err = db.checkWAL(ctx)
+	if err == nil {
+		err = migrate(ctx, w.DB, lock)
+	}
+	if readerUp != nil {
+		if perr := <-readerUp; err == nil && perr != nil {
+			err = fmt.Errorf("open database %s: %w", path, Classify(perr))
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -161,6 +172,41 @@ func (db *DB) Close() error {
 		errs = append(errs, db.Write.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// walKeepMax bounds the WAL that Leave leaves to the next process, which
+// reads all of it to recover it. Checkpoints keep the WAL near
+// wal_autocheckpoint pages (1000, 4 MiB); a larger one comes from a long
+// first import, and is checkpointed by Close instead.
+const walKeepMax = 8 << 20
+
+// Leave is Close for a process that exits when it returns: it leaves the
+// connections for the exit to drop, unless the WAL is past walKeepMax.
+//
+// When the last connection to a database closes, SQLite checkpoints the
+// WAL into the database file and deletes it: two fsyncs, and two more when
+// the next process creates the WAL again, 5 to 50 ms each on a busy disk,
+// paid by every short command such as `delta memory sync`. A process that
+// exits with the database open leaves the WAL as it is, as if it had
+// crashed, which SQLite is built for: the next process to open the
+// database rebuilds the WAL index from the WAL and sees every committed
+// transaction (https://www.sqlite.org/wal.html). A process crash loses
+// nothing: a commit is in the WAL when it returns. A power loss can roll
+// back the commits made since the last checkpoint, as synchronous=NORMAL
+// allows (after Close, those of the last process only); the database
+// stays consistent, and what sync wrote is imported again from the
+// journal. The WAL does not grow without bound: a commit that finds it
+// past wal_autocheckpoint pages (1000) checkpoints it, and the next write
+// starts it over.
+//
+// Only a process about to exit may call Leave; a long-lived one would keep
+// every left connection open.
+func (db *DB) Leave() error {
+	st, err := os.Stat(db.Path + "-wal")
+	if err != nil || st.Size() > walKeepMax {
+		return db.Close()
+	}
+	return nil
 }
 
 // Update runs fn in one write transaction on the writer connection:

@@ -83,3 +83,28 @@ func TestClassifyLeavesOtherErrorsAlone(t *testing.T) {
 		t.Fatal("Classify(nil) != nil")
 	}
 }
+
+// TestOpenConnectsTheReaderOfAnExistingDatabase checks that Open of an
+// existing database has its reader connected (and its schema read) by the
+// time it returns, beside the writer's work rather than at the first read.
+func TestOpenConnectsTheReaderOfAnExistingDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Read.Stats().OpenConnections; n != 0 {
+		t.Fatalf("a new database has %d reader connections open; the reader waits for the migrations", n)
+	}
+	db.Close()
+	db, err = sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := db.Read.Stats().OpenConnections; n != 1 {
+		t.Fatalf("Open of an existing database left %d reader connections open, want 1", n)
+	}
+}

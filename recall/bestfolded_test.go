@@ -1,0 +1,62 @@
+package recall
+
+import (
+	"context"
+	"testing"
+)
+
+// foldedAt stands in for the fold store where a test needs only which
+// iterations are folded: Covering answers from the map, the rest is unused.
+type foldedAt map[int]bool
+
+func (f foldedAt) BlocksAfter(context.Context, string, int64, int) ([]BlockDoc, int64, error) {
+	return nil, 0, nil
+}
+
+func (f foldedAt) Covering(_ context.Context, _ string, n int) (string, float64, bool, error) {
+	if f[n] {
+		return "b", 0.5, true, nil
+	}
+	return "", 0, false, nil
+}
+
+func (f foldedAt) InFull(context.Context, string, int, int) (int, error) { return 0, nil }
+func (f foldedAt) L0Tokens(context.Context, string, int, int) (map[int]int, error) {
+	return nil, nil
+}
+func (f foldedAt) WorkingFrom(context.Context, string) (int, error)   { return 0, nil }
+func (f foldedAt) Touch(context.Context, string, int, int, int) error { return nil }
+
+// TestBestFoldedKeepsEachIterationsCoverage checks that the coverage the
+// triggers keep across entities is each iteration's own: iteration 5,
+// which both entities name and which changed y.go, shows in full, so the
+// best folded iteration for y.go is its mention at 4.
+func TestBestFoldedKeepsEachIterationsCoverage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ix := newTestIndex(t)
+	doc := func(n int, acts, changed []string) document {
+		return document{id: docID(KindIteration, string(rune('0'+n)), "r"), run: "r", kind: KindIteration, first: n, last: n,
+			text: "step", acts: acts, changed: changed}
+	}
+	if err := ix.put(ctx, []document{
+		doc(3, []string{"x.go"}, []string{"x.go"}),
+		doc(4, []string{"y.go"}, nil),
+		doc(5, []string{"x.go", "y.go"}, []string{"y.go"}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := &Recaller{folds: foldedAt{3: true, 4: true}, cfg: DefaultConfig()}
+	covered := map[int]coverage{}
+	x, err := r.bestFolded(ctx, ix, "r", 9, 9, named{value: "x.go", term: "x.go", spec: 0.8}, 8, covered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := r.bestFolded(ctx, ix, "r", 9, 9, named{value: "y.go", term: "y.go", spec: 0.8}, 8, covered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.First != 3 || y.First != 4 {
+		t.Fatalf("best folded iterations: x.go %d, y.go %d; want 3 and 4 (5 shows in full)", x.First, y.First)
+	}
+}
