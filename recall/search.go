@@ -55,9 +55,11 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 	var should []query.Query
 	if l.words != "" {
 		for _, f := range []string{fieldText, fieldSummary} {
-			mq := bleve.NewMatchQuery(l.words)
-			mq.SetField(f)
-			should = append(should, mq)
+			wq, err := ix.wordsQuery(ctx, l.words, f)
+			if err != nil {
+				return nil, err
+			}
+			should = append(should, wq)
 		}
 	}
 	for _, id := range l.ids {
