@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,8 +105,8 @@ func (c Config) Validate() error {
 	if c.ImplicitThreshold < 0 || c.ImplicitThreshold > 1 {
 		return fmt.Errorf("recall implicit_threshold %g: want a number in [0, 1]", c.ImplicitThreshold)
 	}
-	if c.Limit < 0 || c.MaxHits < 0 || c.Limit > max(c.MaxHits, DefaultConfig().MaxHits) {
-		return fmt.Errorf("recall limit %d, max_hits %d: want 0 (as many as fit) or 1 to max_hits (default %d)", c.Limit, c.MaxHits, DefaultConfig().MaxHits)
+	if most := cmp.Or(c.MaxHits, DefaultConfig().MaxHits); c.Limit < 0 || c.MaxHits < 0 || c.Limit > most {
+		return fmt.Errorf("recall limit %d, max_hits %d: want limit 0 (as many as fit) or 1 to max_hits (%d), and max_hits > 0", c.Limit, c.MaxHits, most)
 	}
 	if c.Focus < 0 {
 		return fmt.Errorf("recall focus %d: want a positive number of hits", c.Focus)

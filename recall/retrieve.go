@@ -15,7 +15,8 @@ type Query struct {
 	// Keywords are words, phrases, paths or identifiers; a document
 	// matches any of them, ranked by BM25, exact entity matches first.
 	Keywords []string
-	// Limit caps the hits (default Config.Limit, else Config.MaxHits).
+	// Limit caps the hits (default Config.Limit, else Config.MaxHits; at
+	// most Config.MaxHits).
 	Limit int
 	// DryRun finds and ranks without recording a recall.
 	DryRun bool
@@ -49,6 +50,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	if q.Limit <= 0 {
 		q.Limit = cmp.Or(r.cfg.Limit, r.cfg.MaxHits)
 	}
+	q.Limit = min(q.Limit, r.cfg.MaxHits)
 	if _, err := r.CatchUp(ctx, run, nil); err != nil {
 		return nil, err
 	}

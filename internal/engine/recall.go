@@ -48,7 +48,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recall
 	// counted and thrown away.
 	room := e.Config.Budget - e.Config.StaticBudget()
 	var prev recall.Recall
-	for i, r := range active {
+	for _, r := range active {
 		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0)
 		if err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recall
 		}
 		room -= max(rt.fullTokens, rt.linesTokens)
 		name := recallName(r)
-		if i > 0 && r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since {
+		if r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since {
 			// The section before named the query: say it once.
 			name = sameRecallName(r)
 		}

@@ -54,16 +54,7 @@ func TestSyncImportsOnlyNewLinesAndLeavesTheNewestToTheRuntime(t *testing.T) {
 	t.Parallel()
 	eng, dir := openSyncEngine(t)
 	ctx := context.Background()
-	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 30)}
-	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: 3}
-	fx.openJournal(t)
-	for i := 0; i < 20; i++ {
-		fx.append(t, i)
-	}
-	first, err := eng.Sync(ctx, fx.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, first := syncTwenty(t, eng, dir)
 	if first.Import.Iterations != 20 || first.Import.NewIterations != 20 {
 		t.Fatalf("first sync: %+v", first.Import)
 	}
@@ -150,16 +141,7 @@ func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 30)}
-	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: 3}
-	fx.openJournal(t)
-	for i := 0; i < 20; i++ {
-		fx.append(t, i)
-	}
-	first, err := eng.Sync(ctx, fx.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, first := syncTwenty(t, eng, dir)
 	ixPath := eng.Recall.IndexPath()
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
@@ -234,4 +216,22 @@ func TestShortSyncsKeepTheIndexMerged(t *testing.T) {
 	if len(segments) > 20 {
 		t.Fatalf("%d segments after 80 one-sync sessions: the merges did not run", len(segments))
 	}
+}
+
+// syncTwenty writes the first 20 of 30 generated iterations to a journal in
+// dir and syncs them through eng, keeping the 3 newest native.
+func syncTwenty(t *testing.T, eng *engine.Engine, dir string) (*syncFixture, engine.SyncResult) {
+	t.Helper()
+	ctx := context.Background()
+	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 30)}
+	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: 3}
+	fx.openJournal(t)
+	for i := 0; i < 20; i++ {
+		fx.append(t, i)
+	}
+	first, err := eng.Sync(ctx, fx.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx, first
 }

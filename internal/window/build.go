@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/delta-memory/delta-memory/fold"
@@ -76,9 +77,9 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	f.fitStatic(&static)
 	f.fitBlocks(&long, &c.Omitted)
 	f.fitBlocks(&short, &c.Omitted)
-	f.fitTail(&dynamic, &c.Omitted)
 	var recallOmitted []string
 	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
+	f.fitTail(&dynamic, &c.Omitted)
 	used := 0
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
 		used += f.cost(p)
@@ -111,26 +112,25 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 // Working iterations (fold.Scheduler.MakeRoom), never at render time,
 // which would change the window's prefix without a fold.
 func (c *Context) RecallCeiling(cfg fold.Config) int {
-	used := 0
-	for _, p := range c.Partitions {
-		if p.Name != Retrieved && p.Name != Working {
-			used += p.Tokens
-		}
-	}
-	return cfg.Budget - margin(cfg.Budget) - used - cfg.WorkingBudget()/2
+	return cfg.Budget - margin(cfg.Budget) - c.tokensBut(Retrieved, Working) - cfg.WorkingBudget()/2
 }
 
 // RecallRoom is the room the Retrieved partition of this window has for
 // recalls: its own and what the other partitions leave (see
 // spillRetrieved).
 func (c *Context) RecallRoom(cfg fold.Config) int {
-	used := 0
+	return cfg.Budget - margin(cfg.Budget) - c.tokensBut(Retrieved)
+}
+
+// tokensBut sums the tokens of the partitions not named.
+func (c *Context) tokensBut(names ...string) int {
+	n := 0
 	for _, p := range c.Partitions {
-		if p.Name != Retrieved {
-			used += p.Tokens
+		if !slices.Contains(names, p.Name) {
+			n += p.Tokens
 		}
 	}
-	return cfg.Budget - margin(cfg.Budget) - used
+	return n
 }
 
 // olderThan returns the notes of iterations numbered below n.

@@ -1,0 +1,29 @@
+package recall
+
+import "testing"
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"defaults", DefaultConfig(), true},
+		{"zero means defaults", Config{}, true},
+		{"a limit within max_hits", Config{Limit: 5, MaxHits: 10}, true},
+		{"a limit within the default max_hits", Config{Limit: 50}, true},
+		{"a limit past max_hits", Config{Limit: 50, MaxHits: 10}, false},
+		{"a limit past the default max_hits", Config{Limit: 101}, false},
+		{"a negative limit", Config{Limit: -1}, false},
+		{"negative max_hits", Config{MaxHits: -1}, false},
+		{"no context", Config{Context: -1}, true},
+		{"too much context", Config{Context: 9}, false},
+		{"negative focus", Config{Focus: -2}, false},
+		{"a threshold past 1", Config{ImplicitThreshold: 1.5}, false},
+	} {
+		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: %+v gives %v", tc.name, tc.cfg, err)
+		}
+	}
+}
