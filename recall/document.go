@@ -42,7 +42,7 @@ type document struct {
 func (d *document) fields() map[string]any {
 	f := map[string]any{
 		fieldRun: d.run, fieldKind: d.kind, fieldFirst: float64(d.first), fieldLast: float64(d.last),
-		fieldLevel: float64(d.level),
+		fieldFirstSpan: spanTerms(d.first), fieldLastSpan: spanTerms(d.last), fieldLevel: float64(d.level),
 	}
 	if d.kind == KindBlock {
 		f[fieldSummary] = d.text

@@ -111,7 +111,8 @@ var schemaKey = []byte("delta-memory/schema")
 
 // indexSchema 2: block text in its own field (fieldSummary).
 // indexSchema 3: fields indexed or stored only where used; no importance.
-const indexSchema = "3"
+// indexSchema 4: iteration ranges as span terms, not numeric fields.
+const indexSchema = "4"
 
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {

@@ -40,9 +40,9 @@ type lookup struct {
 	from   int
 	// upTo, when > 0, is the run's newest iteration: none of its
 	// documents ends later. It bounds the ranges of before and from,
-	// which are otherwise open: a numeric range is a disjunction of the
-	// prefix terms it spans, and one open to +Inf spans every float above
-	// its start, each term looked up in every segment.
+	// which are otherwise open: a range is a disjunction of the span
+	// terms it covers (span.go), each looked up in every segment, and an
+	// open one covers every number up to spanTop.
 	upTo  int
 	limit int
 }
@@ -100,28 +100,16 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		k.SetField(fieldKind)
 		filters = append(filters, k)
 	}
-	var hi *float64
-	if l.upTo > 0 {
-		h := float64(l.upTo)
-		hi = &h
-	}
-	incl := true
 	if l.before > 0 {
 		// "not last >= before" rather than a filter "last < before": a
-		// numeric range is a disjunction of the terms it spans, and before
-		// the newest iteration lie nearly all of a long run's documents,
-		// at or after it a handful. Every document has a last, and neither
+		// range is a disjunction of the spans it covers, and before the
+		// newest iteration lie nearly all of a long run's documents, at or
+		// after it a handful. Every document has a last, and neither
 		// clause scores, so both keep the same hits with the same scores.
-		lo := float64(l.before)
-		r := bleve.NewNumericRangeInclusiveQuery(&lo, hi, &incl, &incl)
-		r.SetField(fieldLast)
-		bq.AddMustNot(r)
+		bq.AddMustNot(spanQuery(fieldLastSpan, l.before, l.upTo))
 	}
 	if l.from > 0 {
-		lo := float64(l.from)
-		r := bleve.NewNumericRangeInclusiveQuery(&lo, hi, &incl, &incl)
-		r.SetField(fieldFirst)
-		filters = append(filters, r)
+		filters = append(filters, spanQuery(fieldFirstSpan, l.from, l.upTo))
 	}
 	if len(filters) > 0 {
 		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
