@@ -146,15 +146,32 @@ func (e Event) SystemPrompt() (TextPayload, error) {
 }
 
 // Thought decodes a THOUGHT payload.
-func (e Event) Thought() (ThoughtPayload, error) { return decodeAs[ThoughtPayload](e, TypeThought) }
+func (e Event) Thought() (ThoughtPayload, error) {
+	if e.Type == TypeThought {
+		if p, ok := readThought(e.Payload); ok {
+			return p, nil
+		}
+	}
+	return decodeAs[ThoughtPayload](e, TypeThought)
+}
 
 // ActionRequest decodes an ACTION_REQUEST payload.
 func (e Event) ActionRequest() (ActionRequestPayload, error) {
+	if e.Type == TypeActionRequest {
+		if p, ok := readActionRequest(e.Payload); ok {
+			return p, nil
+		}
+	}
 	return decodeAs[ActionRequestPayload](e, TypeActionRequest)
 }
 
 // ActionResult decodes an ACTION_RESULT payload.
 func (e Event) ActionResult() (ActionResultPayload, error) {
+	if e.Type == TypeActionResult {
+		if p, ok := readActionResult(e.Payload); ok {
+			return p, nil
+		}
+	}
 	return decodeAs[ActionResultPayload](e, TypeActionResult)
 }
 

@@ -42,7 +42,7 @@ type document struct {
 func (d *document) fields() map[string]any {
 	f := map[string]any{
 		fieldRun: d.run, fieldKind: d.kind, fieldFirst: float64(d.first), fieldLast: float64(d.last),
-		fieldFirstSpan: spanTerms(d.first), fieldLastSpan: spanTerms(d.last), fieldLevel: float64(d.level),
+		fieldFirstSpan: joinLines(spanTerms(d.first)), fieldLastSpan: joinLines(spanTerms(d.last)), fieldLevel: float64(d.level),
 	}
 	if d.kind == KindBlock {
 		f[fieldSummary] = d.text
@@ -53,13 +53,13 @@ func (d *document) fields() map[string]any {
 		f[fieldFailed] = "1"
 	}
 	if len(d.ids) > 0 {
-		f[fieldIDs] = d.ids
+		f[fieldIDs] = joinLines(d.ids)
 	}
 	if len(d.acts) > 0 {
-		f[fieldActs] = d.acts
+		f[fieldActs] = joinLines(d.acts)
 	}
 	if len(d.changed) > 0 {
-		f[fieldChanged] = d.changed
+		f[fieldChanged] = joinLines(d.changed)
 	}
 	return f
 }

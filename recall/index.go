@@ -112,7 +112,8 @@ var schemaKey = []byte("delta-memory/schema")
 // indexSchema 2: block text in its own field (fieldSummary).
 // indexSchema 3: fields indexed or stored only where used; no importance.
 // indexSchema 4: iteration ranges as span terms, not numeric fields.
-const indexSchema = "4"
+// indexSchema 5: entities and spans a line each in one value, not lists.
+const indexSchema = "5"
 
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {
@@ -125,11 +126,15 @@ type index struct {
 	failed   chan struct{}
 	failOnce sync.Once
 	failure  error
+
+	// maker builds the bleve documents, made on first use.
+	maker func() (*docMaker, error)
 }
 
 // newIndex wraps an open bleve index and registers it for asyncError.
 func newIndex(path string, bi bleve.Index, generation string) *index {
 	ix := &index{path: path, bi: bi, generation: generation, failed: make(chan struct{})}
+	ix.maker = sync.OnceValues(func() (*docMaker, error) { return newDocMaker(bi.Mapping()) })
 	openIndexes.Store(storePath(path), ix)
 	return ix
 }
@@ -274,9 +279,17 @@ func (ix *index) add(ctx context.Context, docs []document, pos *position) (<-cha
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	maker, err := ix.maker()
+	if err != nil {
+		return nil, err
+	}
 	b := ix.bi.NewBatch()
 	for i := range docs {
-		if err := b.Index(docs[i].id, docs[i].fields()); err != nil {
+		doc, err := maker.make(&docs[i])
+		if err != nil {
+			return nil, err
+		}
+		if err := b.IndexAdvanced(doc); err != nil {
 			return nil, fmt.Errorf("index %s: %w", docs[i].id, err)
 		}
 	}

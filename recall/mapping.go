@@ -6,7 +6,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -50,8 +49,12 @@ const (
 	KindBlock     = "block"
 )
 
-// analyzerID keeps a whole field value as one lower-cased token.
-const analyzerID = "delta_id"
+// analyzerID makes each line of a field value one lower-cased token (see
+// linesTokenizer); analyzerLines, one token as it is.
+const (
+	analyzerID    = "delta_ids"
+	analyzerLines = "delta_lines"
+)
 
 // analyzerText analyses prose and code as bleve's English analyzer does
 // (possessives dropped, lower case, stop words, Porter stems), over
@@ -71,8 +74,14 @@ func newMapping() (mapping.IndexMapping, error) {
 	im.ScoringModel = bindex.BM25Scoring
 	if err := im.AddCustomAnalyzer(analyzerID, map[string]any{
 		"type":          custom.Name,
-		"tokenizer":     single.Name,
+		"tokenizer":     linesTokenizer,
 		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(analyzerLines, map[string]any{
+		"type":      custom.Name,
+		"tokenizer": linesTokenizer,
 	}); err != nil {
 		return nil, err
 	}
@@ -115,8 +124,8 @@ func newMapping() (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(fieldKind, kw(true, false))
 	doc.AddFieldMappingsAt(fieldFirst, num())
 	doc.AddFieldMappingsAt(fieldLast, num())
-	doc.AddFieldMappingsAt(fieldFirstSpan, kw(true, false))
-	doc.AddFieldMappingsAt(fieldLastSpan, kw(true, false))
+	doc.AddFieldMappingsAt(fieldFirstSpan, text(analyzerLines))
+	doc.AddFieldMappingsAt(fieldLastSpan, text(analyzerLines))
 	doc.AddFieldMappingsAt(fieldLevel, num())
 	doc.AddFieldMappingsAt(fieldFailed, kw(false, true))
 	doc.AddFieldMappingsAt(fieldText, text(analyzerText))

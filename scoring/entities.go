@@ -331,10 +331,37 @@ func followedByColon(s string) bool {
 // trimEntityToken strips leading brackets and quotes, trailing punctuation
 // and a possessive "'s".
 func trimEntityToken(tok string) string {
-	const lead, trail = "([{<'\"`*", ".,;:!?)]}>'\"`*"
-	tok = strings.TrimRight(strings.TrimLeft(tok, lead), trail)
+	tok = trimTrail(trimLead(tok))
 	if t, ok := strings.CutSuffix(tok, "'s"); ok {
-		tok = strings.TrimRight(t, trail)
+		tok = trimTrail(t)
 	}
 	return tok
+}
+
+// entityLead and entityTrail are the bytes trimEntityToken strips from a
+// token's start and end: strings.TrimLeft and TrimRight with a cutset
+// build a set on every call, which cost more than the trim.
+var entityLead, entityTrail = byteSet("([{<'\"`*"), byteSet(".,;:!?)]}>'\"`*")
+
+func byteSet(chars string) (set [256]bool) {
+	for i := 0; i < len(chars); i++ {
+		set[chars[i]] = true
+	}
+	return set
+}
+
+func trimLead(s string) string {
+	i := 0
+	for i < len(s) && entityLead[s[i]] {
+		i++
+	}
+	return s[i:]
+}
+
+func trimTrail(s string) string {
+	j := len(s)
+	for j > 0 && entityTrail[s[j-1]] {
+		j--
+	}
+	return s[:j]
 }

@@ -6,7 +6,39 @@ import (
 )
 
 // classify returns the most specific entity a trimmed token is, if any.
+// Most tokens are plain words, one capital at most and that first ("the",
+// "Error"): of the kinds below, only a well-known file name can be one,
+// since every other kind needs an inner capital, a digit or punctuation.
+// They are answered without the chain.
 func classify(tok string) (Entity, bool) {
+	if plainWord(tok) {
+		if _, ok := wellKnownFiles[tok]; ok {
+			return Entity{EntityFile, tok}, true
+		}
+		return Entity{}, false
+	}
+	return classifyToken(tok)
+}
+
+// plainWord reports whether tok is ASCII letters, lower case but for the
+// first.
+func plainWord(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if c < 'a' || c > 'z' {
+			if i > 0 || c < 'A' || c > 'Z' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// classifyToken is classify without the shortcut for plain words.
+func classifyToken(tok string) (Entity, bool) {
 	if tok == "" {
 		return Entity{}, false
 	}
