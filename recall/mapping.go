@@ -12,8 +12,8 @@ import (
 
 // Document fields.
 const (
-	fieldRun   = "run"
-	fieldKind  = "kind"
+	fieldRun  = "run"
+	fieldKind = "kind"
 	// fieldFirst and fieldLast are stored only: a hit reads them back.
 	// Searches filter on fieldFirstSpan and fieldLastSpan, which hold the
 	// same numbers as span terms (see span.go).
