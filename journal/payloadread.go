@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -124,13 +125,7 @@ func readActionResult(payload []byte) (ActionResultPayload, bool) {
 // false for anything else, which jsonStringSlow decodes.
 func unquote(span []byte) (string, bool) {
 	inner := span[1 : len(span)-1]
-	esc := -1
-	for i, c := range inner {
-		if c == '\\' {
-			esc = i
-			break
-		}
-	}
+	esc := bytes.IndexByte(inner, '\\')
 	if esc < 0 {
 		s, err := jsonString(span)
 		return s, err == nil

@@ -94,8 +94,8 @@ func benchRetrieve(b *testing.B, n, limit int) {
 // and blocks from the database in batches, until the last is on disk. It
 // reports iterations indexed per second, and the CPU time of all
 // goroutines (bleve analyses in its own), which varies less than wall time
-// on a shared machine. The import and reindex commands raise the garbage
-// collector's target for this work (cmd/delta), and so does the benchmark.
+// on a shared machine. The delta command raises the garbage collector's
+// target (engine.BulkGCPercent), and so does the benchmark.
 func BenchmarkIndex(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(engine.BulkGCPercent))
 	for _, n := range testrun.Sizes(1_000, 10_000) {

@@ -72,27 +72,13 @@ func (dm *docMaker) make(d *document) (*bdoc.Document, error) {
 			}
 			doc.AddField(bdoc.NewNumericFieldWithIndexingOptions(name, nil, v, f.options))
 		case string:
-			if err := f.text(doc, name, nil, v); err != nil {
-				return nil, fmt.Errorf("index %s: %w", d.id, err)
+			if f.analyzer == nil {
+				return nil, fmt.Errorf("index %s: field %s is not text", d.id, name)
 			}
-		case []string:
-			for i, s := range v {
-				if err := f.text(doc, name, []uint64{uint64(i)}, s); err != nil {
-					return nil, fmt.Errorf("index %s: %w", d.id, err)
-				}
-			}
+			doc.AddField(bdoc.NewTextFieldCustom(name, nil, []byte(v), f.options, f.analyzer))
 		default:
 			return nil, fmt.Errorf("index %s: field %s holds a %T", d.id, name, v)
 		}
 	}
 	return doc, nil
-}
-
-// text adds a text field's value to doc.
-func (f fieldMaker) text(doc *bdoc.Document, name string, at []uint64, v string) error {
-	if f.analyzer == nil {
-		return fmt.Errorf("field %s is not text", name)
-	}
-	doc.AddField(bdoc.NewTextFieldCustom(name, at, []byte(v), f.options, f.analyzer))
-	return nil
 }
