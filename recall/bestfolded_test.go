@@ -34,25 +34,29 @@ func (f foldedAt) Touch(context.Context, string, int, int, int) error { return n
 func TestBestFoldedKeepsEachIterationsCoverage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ix := newTestIndex(t)
-	doc := func(n int, acts, changed []string) document {
-		return document{id: docID(KindIteration, string(rune('0'+n)), "r"), run: "r", kind: KindIteration, first: n, last: n,
-			text: "step", acts: acts, changed: changed}
+	r, _ := newTestRecaller(t)
+	var rows []mentionRow
+	add := func(n int, acts, changed []string) {
+		for _, e := range acts {
+			rows = append(rows, mentionRow{entity: e, names: len(acts), iteration: n})
+		}
+		for _, e := range changed {
+			rows = append(rows, mentionRow{entity: e, changed: true, names: len(changed), iteration: n})
+		}
 	}
-	if err := ix.put(ctx, []document{
-		doc(3, []string{"x.go"}, []string{"x.go"}),
-		doc(4, []string{"y.go"}, nil),
-		doc(5, []string{"x.go", "y.go"}, []string{"y.go"}),
-	}); err != nil {
+	add(3, []string{"x.go"}, []string{"x.go"})
+	add(4, []string{"y.go"}, nil)
+	add(5, []string{"x.go", "y.go"}, []string{"y.go"})
+	if err := r.store.saveMentions(ctx, "r", 0, 5, rows, 4, 2); err != nil {
 		t.Fatal(err)
 	}
-	r := &Recaller{folds: foldedAt{3: true, 4: true}, cfg: DefaultConfig()}
+	r.folds = foldedAt{3: true, 4: true}
 	covered := map[int]coverage{}
-	x, err := r.bestFolded(ctx, ix, "r", 9, 9, named{value: "x.go", term: "x.go", spec: 0.8}, 8, covered)
+	x, err := r.bestFolded(ctx, "r", 9, named{value: "x.go", term: "x.go", spec: 0.8}, 8, covered)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := r.bestFolded(ctx, ix, "r", 9, 9, named{value: "y.go", term: "y.go", spec: 0.8}, 8, covered)
+	y, err := r.bestFolded(ctx, "r", 9, named{value: "y.go", term: "y.go", spec: 0.8}, 8, covered)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func (r *Recaller) catchUp(ctx context.Context, run journal.Run, progress func(d
 	iter, seq := st.IndexedIter, st.IndexedSeq
 	if from := st.indexFrom(run); from <= run.Iterations {
 		w := iterationWriter{r: r, ix: ix, run: run, from: from, block: st.IndexedBlock, progress: progress,
-			iter: st.IndexedIter, seq: st.IndexedSeq}
+			iter: st.IndexedIter, seq: st.IndexedSeq, mentioned: st.MentionedIter}
 		err := w.write(ctx)
 		written, iter, seq = w.written, w.iter, w.seq
 		if err != nil {
@@ -166,6 +166,38 @@ type iterationWriter struct {
 	written int
 	iter    int
 	seq     int64
+	// mentioned is how far the run's mentions go; the documents built
+	// for the index give those of the iterations after it (see
+	// mentionDocs).
+	mentioned int
+}
+
+// mentionDocs saves the mentions of a batch's iterations after
+// w.mentioned, from their documents: a long catch-up reads and scans each
+// iteration once for both. It leaves a batch that does not follow on from
+// w.mentioned, and the run's newest iteration, to Recaller.mention.
+func (w *iterationWriter) mentionDocs(ctx context.Context, docs []document) error {
+	var b mentionBatch
+	to := w.mentioned
+	for i := range docs {
+		d := &docs[i]
+		if d.first <= to {
+			continue
+		}
+		if d.first != to+1 || d.first >= w.run.Iterations {
+			break
+		}
+		b.add(d.first, iterationNames{acts: d.acts, changed: d.changed, failed: d.failed})
+		to = d.first
+	}
+	if to == w.mentioned {
+		return nil
+	}
+	if err := b.save(ctx, &w.r.store, w.run.ID, w.mentioned, to); err != nil {
+		return err
+	}
+	w.mentioned = to
+	return nil
 }
 
 // write indexes iterations w.from to the run's last. Documents are built
@@ -226,6 +258,9 @@ func (w *iterationWriter) write(ctx context.Context) error {
 	for b := range batches {
 		if b.err != nil {
 			return b.err
+		}
+		if err := w.mentionDocs(ctx, b.docs); err != nil {
+			return err
 		}
 		// Batches in flight together enter the index in any order, and
 		// each records its position there: the last waits for the others,

@@ -89,56 +89,84 @@ func parseDocID(id string) (kind, key string, ok bool) {
 // iterationDoc builds an iteration's document from the journal.
 func iterationDoc(it *journal.Iteration) document {
 	d := document{id: docID(KindIteration, strconv.Itoa(it.Number), it.Run), run: it.Run, kind: KindIteration, first: it.Number, last: it.Number}
-	var text, named, acts strings.Builder
-	for _, u := range it.User {
-		text.WriteString(u)
-		text.WriteByte('\n')
+	var text, named strings.Builder
+	n := readNames(it, &text, &named)
+	d.failed, d.acts, d.changed = n.failed, n.acts, n.changed
+	d.ids = d.acts
+	for _, e := range entityIDs(named.String()) {
+		d.ids = appendEntity(d.ids, e)
 	}
-	text.WriteString(it.Thought)
-	text.WriteByte('\n')
-	acts.WriteString(text.String())
-	var changed []string
+	d.text = text.String() + partsText(d.ids)
+	return d
+}
+
+// iterationNames is what an iteration names in its thought and actions.
+type iterationNames struct {
+	// acts are the entities of its user messages, thought, actions
+	// (arguments, commands) and error lines; changed, those it created,
+	// modified, moved or deleted.
+	acts    []string
+	changed []string
+	failed  bool
+}
+
+// readNames reads what an iteration names. text, if not nil, receives the
+// document's text (without the entities spelled as words), and named the
+// parts of its outputs whose entities the document also holds: the
+// mentions need neither, and skip the cost of the outputs.
+func readNames(it *journal.Iteration, text, named *strings.Builder) iterationNames {
+	var n iterationNames
+	var acts strings.Builder
+	for _, u := range it.User {
+		acts.WriteString(u)
+		acts.WriteByte('\n')
+	}
+	acts.WriteString(it.Thought)
+	acts.WriteByte('\n')
+	if text != nil {
+		text.WriteString(acts.String())
+	}
 	for i := range it.Calls {
 		c := &it.Calls[i]
-		args := scoring.ArgText(c.Args)
-		line := c.Name + " " + args + " " + c.Command + "\n"
-		text.WriteString(line)
+		line := c.Name + " " + scoring.ArgText(c.Args) + " " + c.Command + "\n"
 		acts.WriteString(line)
 		if c.Result == nil {
+			if text != nil {
+				text.WriteString(line)
+			}
 			continue
 		}
 		out := c.Result.Output
-		text.WriteString(excerpt(out, outputHead, outputTail))
-		text.WriteByte('\n')
-		named.WriteString(excerpt(out, entityScan, entityScan))
-		named.WriteByte('\n')
+		if text != nil {
+			text.WriteString(line)
+			text.WriteString(excerpt(out, outputHead, outputTail))
+			text.WriteByte('\n')
+			named.WriteString(excerpt(out, entityScan, entityScan))
+			named.WriteByte('\n')
+		}
 		// Failure text is looked for in shell outputs only, as the notes
 		// do: matching the patterns costs more than the rest of the
 		// document, and other tools report failure by status.
 		tail := excerpt(out, 0, 4096)
 		if c.Result.Failed() || scoring.KindOfTool(c.Name) == scoring.ToolShell && scoring.FailureText(tail) {
-			d.failed = true
+			n.failed = true
 			if line := scoring.ErrorLine(tail, 300); line != "" {
-				text.WriteString(line)
-				text.WriteByte('\n')
+				if text != nil {
+					text.WriteString(line)
+					text.WriteByte('\n')
+				}
 				acts.WriteString(line)
 				acts.WriteByte('\n')
 			}
 			continue
 		}
 		for _, ch := range scoring.StateChanges(c.Name, c.Args, c.Command) {
-			changed = appendEntity(changed, ch.Path)
-			changed = appendEntity(changed, ch.To)
+			n.changed = appendEntity(n.changed, ch.Path)
+			n.changed = appendEntity(n.changed, ch.To)
 		}
 	}
-	d.acts = entityIDs(acts.String())
-	d.ids = d.acts
-	for _, e := range entityIDs(named.String()) {
-		d.ids = appendEntity(d.ids, e)
-	}
-	d.changed = changed
-	d.text = text.String() + partsText(d.ids)
-	return d
+	n.acts = entityIDs(acts.String())
+	return n
 }
 
 // BlockDoc is what the index needs of a block.

@@ -61,11 +61,21 @@ type Config struct {
 	// an explicit recall brings back with it (default 1; -1 for none): the
 	// step before a match says why, the one after what came of it.
 	Context int
+	// IndexEvery is how many iterations the index may lack before a step
+	// catches it up (default 32; 1 catches up on every step). Until then
+	// the newest iterations are found by the triggers (which look in
+	// SQLite) and by explicit recalls (which catch the index up first),
+	// and a sync leaves the index closed.
+	IndexEvery int
 }
+
+// maxIndexEvery bounds Config.IndexEvery: an explicit recall catches up
+// what the index lacks before it searches, and should not wait long.
+const maxIndexEvery = 1024
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32}
 }
 
 func (c Config) withDefaults() Config {
@@ -87,6 +97,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Focus <= 0 {
 		c.Focus = d.Focus
+	}
+	if c.IndexEvery <= 0 {
+		c.IndexEvery = d.IndexEvery
 	}
 	switch {
 	case c.Context == 0:
@@ -110,6 +123,9 @@ func (c Config) Validate() error {
 	}
 	if c.Focus < 0 {
 		return fmt.Errorf("recall focus %d: want a positive number of hits", c.Focus)
+	}
+	if c.IndexEvery < 0 || c.IndexEvery > maxIndexEvery {
+		return fmt.Errorf("recall index_every %d: want 1 to %d iterations", c.IndexEvery, maxIndexEvery)
 	}
 	if c.Context > 8 {
 		return fmt.Errorf("recall context %d: want -1 (none) to 8 iterations", c.Context)
@@ -193,11 +209,15 @@ func (r *Recaller) closeIndex(ctx context.Context, tidy bool) error {
 	return err
 }
 
-// Preload starts opening the index in the background, so that it is open
-// by the time a step or a search needs it: opening reads the index's
-// segment list and maps every segment. A failure is left for that caller
-// to meet again.
-func (r *Recaller) Preload(ctx context.Context) {
+// Preload starts opening the index in the background when the run's next
+// Step will write to it (see Config.IndexEvery), so that it is open by
+// then: opening reads the index's segment list and maps every segment. A
+// failure is left for that caller to meet again.
+func (r *Recaller) Preload(ctx context.Context, run journal.Run) {
+	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	if err != nil || !r.indexDue(st, run) {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ix != nil || r.preload != nil {

@@ -20,6 +20,8 @@ type Hit struct {
 	Block  string
 	Score  float64
 	Failed bool
+	// names is, for a mention hit, how many entities its list holds.
+	names int
 }
 
 // lookup is one search of a run's documents.

@@ -73,15 +73,15 @@ type StepResult struct {
 
 // Step runs the implicit and error-driven triggers on the run's new
 // iterations. Only the newest TTL iterations of a long import are looked
-// at: a recall made earlier would have expired by now. The index is caught
-// up first; with no iteration to look at, it is not opened unless it lacks
-// something.
+// at: a recall made earlier would have expired by now. The mentions the
+// triggers look up are brought up to date first. The index is caught up
+// only once it lacks Config.IndexEvery iterations or more: a step that
+// does not write to it does not open it (see mentions.go).
 func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error) {
 	var res StepResult
 	if run.Iterations == 0 {
 		return res, nil
 	}
-	// Catching up leaves the checked positions alone.
 	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
 	if err != nil {
 		return res, err
@@ -91,7 +91,16 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		from = st.CheckedIter // the newest checked iteration grew
 	}
 	from = max(from, run.Iterations-r.cfg.TTL+1, 1)
-	if _, err := r.catchUp(ctx, run, nil, from > run.Iterations); err != nil {
+	if r.indexDue(st, run) {
+		// The catch-up saves the mentions of what it indexes.
+		if _, err := r.catchUp(ctx, run, nil, false); err != nil {
+			return res, err
+		}
+		if st, err = r.store.state(ctx, r.store.db.Cached(), run.ID); err != nil {
+			return res, err
+		}
+	}
+	if err := r.mention(ctx, run, st.MentionedIter); err != nil {
 		return res, err
 	}
 	if from > run.Iterations {
@@ -142,11 +151,7 @@ const maxNamed = 8
 // triggers decides the recalls an iteration of run calls for.
 func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Iteration) (change, error) {
 	var c change
-	run, upTo := jr.ID, jr.Iterations
-	ix, err := r.index(ctx)
-	if err != nil {
-		return c, err
-	}
+	run := jr.ID
 	// What the iteration names: its thought and its actions' arguments.
 	var b strings.Builder
 	b.WriteString(it.Thought)
@@ -170,12 +175,12 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 		}
 	}
 
-	errs, err := r.errorRecalls(ctx, ix, run, upTo, it)
+	errs, err := r.errorRecalls(ctx, run, it)
 	if err != nil {
 		return c, err
 	}
 	c.add = append(c.add, errs...)
-	imp, err := r.implicitRecalls(ctx, ix, run, upTo, it.Number, names, c.add)
+	imp, err := r.implicitRecalls(ctx, run, it.Number, names, c.add)
 	if err != nil {
 		return c, err
 	}
@@ -185,9 +190,8 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 
 // implicitRecalls matches the named entities against folded iterations.
 // An entity that recent iterations shown in full also name is being worked
-// on in plain sight: its older history is not recalled for it. upTo is the
-// run's newest iteration (see lookup).
-func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, upTo, now int, names []named, taken []Recall) ([]Recall, error) {
+// on in plain sight: its older history is not recalled for it.
+func (r *Recaller) implicitRecalls(ctx context.Context, run string, now int, names []named, taken []Recall) ([]Recall, error) {
 	var cands []Recall
 	working := -1
 	// The entities' hits overlap, and the folds do not change while the
@@ -205,15 +209,15 @@ func (r *Recaller) implicitRecalls(ctx context.Context, ix *index, run string, u
 			working = w
 		}
 		if working < now {
-			seen, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, from: working, before: now, upTo: upTo, limit: 1})
+			seen, err := r.store.namedBetween(ctx, run, n.term, working, now)
 			if err != nil {
 				return nil, err
 			}
-			if len(seen) > 0 {
+			if seen {
 				continue
 			}
 		}
-		best, err := r.bestFolded(ctx, ix, run, upTo, now, n, 8, covered)
+		best, err := r.bestFolded(ctx, run, now, n, 8, covered)
 		if err != nil {
 			return nil, err
 		}
@@ -253,13 +257,13 @@ type coverage struct {
 // entity: one that changed it, else one that failed on it, else the most
 // recent mention, and scores it with Strength. covered keeps the coverage
 // of the iterations looked at, for the next entity.
-func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, now int, n named, limit int, covered map[int]coverage) (Recall, error) {
+func (r *Recaller) bestFolded(ctx context.Context, run string, now int, n named, limit int, covered map[int]coverage) (Recall, error) {
 	var best Recall
-	changed, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
+	changed, err := r.store.mentionHits(ctx, run, n.term, true, now, limit)
 	if err != nil {
 		return best, err
 	}
-	mentions, err := ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: now, upTo: upTo, limit: limit})
+	mentions, err := r.store.mentionHits(ctx, run, n.term, false, now, limit)
 	if err != nil {
 		return best, err
 	}
@@ -294,8 +298,9 @@ func (r *Recaller) bestFolded(ctx context.Context, ix *index, run string, upTo, 
 // errorRecalls looks back, for each failed action of the iteration, for
 // the earlier actions that created, changed, moved, deleted or mentioned
 // what it failed on.
-func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, upTo int, it *journal.Iteration) ([]Recall, error) {
+func (r *Recaller) errorRecalls(ctx context.Context, run string, it *journal.Iteration) ([]Recall, error) {
 	var out []Recall
+	var st *state
 	for i := range it.Calls {
 		c := &it.Calls[i]
 		if c.Result == nil {
@@ -313,12 +318,14 @@ func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, upTo
 			if len(out) >= r.cfg.MaxError {
 				return out, nil
 			}
-			hits, err := ix.search(ctx, lookup{run: run, changed: []string{n.term}, kind: KindIteration, before: it.Number, upTo: upTo, limit: 4})
+			changed := true
+			hits, err := r.store.mentionHits(ctx, run, n.term, changed, it.Number, 4)
 			if err != nil {
 				return nil, err
 			}
 			if len(hits) == 0 {
-				hits, err = ix.search(ctx, lookup{run: run, acts: []string{n.term}, kind: KindIteration, before: it.Number, upTo: upTo, limit: 4})
+				changed = false
+				hits, err = r.store.mentionHits(ctx, run, n.term, changed, it.Number, 4)
 				if err != nil {
 					return nil, err
 				}
@@ -334,7 +341,18 @@ func (r *Recaller) errorRecalls(ctx context.Context, ix *index, run string, upTo
 				if full > 0 {
 					continue // the agent can see it
 				}
-				out = append(out, Recall{First: h.First, Last: h.Last, Reason: ReasonError, Query: n.value, Score: round3(h.Score)})
+				if st == nil {
+					s, err := r.store.state(ctx, r.store.db.Cached(), run)
+					if err != nil {
+						return nil, err
+					}
+					st = &s
+				}
+				score, err := r.store.mentionScore(ctx, run, *st, n.term, changed, h)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, Recall{First: h.First, Last: h.Last, Reason: ReasonError, Query: n.value, Score: round3(score)})
 				break // the best action per entity
 			}
 		}
@@ -356,4 +374,10 @@ func weak(e scoring.Entity) bool {
 	}
 	oneSegment := !strings.Contains(strings.Trim(v, "/.~"), "/")
 	return oneSegment && (strings.HasSuffix(e.Value, "/") || path.Ext(v) == "")
+}
+
+// indexDue reports whether a step should catch the index up: it lacks
+// Config.IndexEvery iterations of the run or more.
+func (r *Recaller) indexDue(st state, run journal.Run) bool {
+	return run.Iterations-st.IndexedIter >= r.cfg.IndexEvery
 }

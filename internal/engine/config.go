@@ -46,6 +46,7 @@ type FileConfig struct {
 		MaxHits           int     `yaml:"max_hits" json:"max_hits"`
 		Focus             int     `yaml:"focus" json:"focus"`
 		Context           int     `yaml:"context" json:"context"`
+		IndexEvery        int     `yaml:"index_every" json:"index_every"`
 	} `yaml:"recall" json:"recall"`
 	Importance *struct {
 		Recency     float64 `yaml:"recency" json:"recency"`
@@ -159,5 +160,8 @@ func (fc FileConfig) ApplyRecall(c *recall.Config) {
 	}
 	if r.Context != 0 {
 		c.Context = r.Context
+	}
+	if r.IndexEvery != 0 {
+		c.IndexEvery = r.IndexEvery
 	}
 }

@@ -204,9 +204,9 @@ func (e *Engine) importLocked(ctx context.Context, path string, opts journal.Imp
 		return res, Step{}, err
 	}
 	if res.Added > 0 {
-		// The recall step will index the new events: the index opens
+		// When the recall step will index the new events, the index opens
 		// while the fold scheduler runs.
-		e.Recall.Preload(ctx)
+		e.Recall.Preload(ctx, journal.Run{ID: res.Run, Iterations: res.Iterations, LastSeq: res.LastSeq})
 	}
 	step, err := e.Update(ctx, res.Run)
 	return res, step, err

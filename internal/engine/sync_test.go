@@ -13,6 +13,7 @@ import (
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 func openSyncEngine(t *testing.T) (*engine.Engine, string) {
@@ -126,15 +127,16 @@ func TestSyncWaitsForAnotherSyncThenFailsClearly(t *testing.T) {
 	}
 }
 
-// TestSyncOpensTheIndexOnlyWhenItHasWork removes the recall index between
-// syncs: a sync with nothing new neither needs nor opens it, and the next
-// sync with a new iteration refills it (opened in the background while the
-// scheduler runs) with one warning.
-func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
+// TestSyncOpensTheIndexOnlyWhenDue checks that a sync leaves the recall
+// index closed until it lacks recall.index_every iterations (8 here), and
+// that the sync that catches it up refills a lost index, with one
+// warning.
+func TestSyncOpensTheIndexOnlyWhenDue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, ".delta", "memory.db")
+	writeSettings(t, dbPath, "recall:\n  index_every: 8\n")
 	var warnings []string
 	cfg := engine.Config{DBPath: dbPath, Budget: 8000, Warn: func(s string) { warnings = append(warnings, s) }}
 	eng, err := engine.Open(ctx, cfg)
@@ -146,6 +148,9 @@ func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(ixPath); err != nil {
+		t.Fatalf("a sync of 20 new iterations did not index them: %v", err)
+	}
 	if err := os.RemoveAll(ixPath); err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +158,7 @@ func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { eng.Close() }()
+	fx.eng = eng
 	same, err := eng.Sync(ctx, fx.opts)
 	if err != nil {
 		t.Fatal(err)
@@ -160,10 +166,17 @@ func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
 	if same.Markdown != first.Markdown {
 		t.Fatal("a sync with nothing new changed the output")
 	}
-	if _, err := os.Stat(ixPath); !errors.Is(err, os.ErrNotExist) || len(warnings) != 0 {
-		t.Fatalf("a sync with nothing new opened the index: %v, warnings %q", err, warnings)
+	// Iterations 21 to 27: the index lacks 1 to 7, and stays closed.
+	for i := 20; i < 27; i++ {
+		fx.append(t, i)
+		if _, err := eng.Sync(ctx, fx.opts); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(ixPath); !errors.Is(err, os.ErrNotExist) || len(warnings) != 0 {
+			t.Fatalf("sync of iteration %d opened the index before it was due: %v, warnings %q", i+1, err, warnings)
+		}
 	}
-	fx.append(t, 20)
+	fx.append(t, 27)
 	if _, err := eng.Sync(ctx, fx.opts); err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +192,44 @@ func TestSyncOpensTheIndexOnlyWhenItHasWork(t *testing.T) {
 	}
 }
 
+// TestExplicitRecallCatchesTheIndexUp syncs 21 iterations with the
+// default recall.index_every (32): the syncs leave the index closed, and a
+// retrieve indexes all 21 before it searches.
+func TestExplicitRecallCatchesTheIndexUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng, dir := openSyncEngine(t)
+	fx, _ := syncTwenty(t, eng, dir)
+	fx.append(t, 20)
+	if _, err := eng.Sync(ctx, fx.opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(eng.Recall.IndexPath()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("syncs of 21 iterations opened the index (due at 32): %v", err)
+	}
+	run, err := eng.Journal.Run(ctx, "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Recall.Retrieve(ctx, run, recall.Query{Keywords: []string{"config"}, Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := eng.Recall.CatchUp(ctx, run, nil); err != nil || n != 0 {
+		t.Fatalf("retrieve left %d documents unindexed (%v)", n, err)
+	}
+}
+
+// writeSettings writes memory.yaml beside the database.
+func writeSettings(t *testing.T, dbPath, yaml string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(dbPath), "memory.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestShortSyncsKeepTheIndexMerged opens the engine for one sync at a time,
 // as Delta Engine's generator process does: each sync adds a segment or
 // two to the recall index, and closing must leave them merged as the merge
@@ -189,6 +240,8 @@ func TestShortSyncsKeepTheIndexMerged(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000}
+	// Every sync writes to the index.
+	writeSettings(t, cfg.DBPath, "recall:\n  index_every: 1\n")
 	fx := &syncFixture{ctx: ctx, chunks: generatedChunks(t, 80)}
 	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: engine.DefaultKeepRecent}
 	fx.openJournal(t)

@@ -132,6 +132,10 @@ func dsn(path string, busy time.Duration, writer bool) string {
 	// NORMAL is durable against a crash of the process in WAL mode; only a
 	// power loss can roll back the last commits. FULL would fsync every commit.
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// A statement that may fail half way inside a transaction (a
+	// many-row INSERT, a foreign key) keeps a statement journal, in a
+	// temporary file by default: in memory it costs no writes.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if writer {
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction that
 		// reads then writes cannot fail half way with SQLITE_BUSY_SNAPSHOT when

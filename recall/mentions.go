@@ -1,0 +1,212 @@
+package recall
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// The recall triggers look entities up in SQLite's mentions table, not in
+// the bleve index. Their lookups are exact: which earlier iteration changed
+// or named this path, ranked by how few entities it names, then by how
+// recent it is, which is the order bleve's BM25 gave the same one-term
+// queries. Keeping them out of bleve lets a sync leave the index closed:
+// opening it, writing a segment per new iteration, merging and closing
+// were two fifths of a sync process's time. The index then catches up in
+// batches (Config.IndexEvery) and before every explicit recall.
+
+// mentionChunk is how many iterations one transaction of mentions covers.
+const mentionChunk = 1024
+
+// dfCap bounds the rows counted for an entity's document frequency, as
+// bleve's common-word cutoff bounds a posting list: past it an entity is
+// common, and counting further would cost more as the run grows.
+const dfCap = 4096
+
+// BM25's parameters, bleve's defaults, for the score of a mention hit.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// mentionRow is one entity of one list of an iteration.
+type mentionRow struct {
+	entity    string
+	changed   bool
+	names     int
+	iteration int
+	failed    bool
+}
+
+// mentionRows lists what an iteration names, as rows of the mentions
+// table, with the lengths of its two lists.
+func mentionRows(number int, n iterationNames) (rows []mentionRow, acts, changed int) {
+	for _, e := range n.acts {
+		rows = append(rows, mentionRow{entity: e, names: len(n.acts), iteration: number, failed: n.failed})
+	}
+	for _, e := range n.changed {
+		rows = append(rows, mentionRow{entity: e, changed: true, names: len(n.changed), iteration: number, failed: n.failed})
+	}
+	return rows, len(n.acts), len(n.changed)
+}
+
+// mentionBatch gathers the rows of consecutive iterations for one
+// transaction.
+type mentionBatch struct {
+	rows          []mentionRow
+	acts, changed int
+}
+
+func (b *mentionBatch) add(number int, n iterationNames) {
+	rows, a, c := mentionRows(number, n)
+	b.rows = append(b.rows, rows...)
+	b.acts += a
+	b.changed += c
+}
+
+// save writes the batch as the mentions of iterations after..to.
+func (b *mentionBatch) save(ctx context.Context, s *store, run string, after, to int) error {
+	// In the table's order, so that the inserts of a transaction touch
+	// neighbouring pages.
+	slices.SortFunc(b.rows, func(x, y mentionRow) int {
+		return cmp.Or(strings.Compare(x.entity, y.entity), cmp.Compare(flag(x.changed), flag(y.changed)),
+			cmp.Compare(x.names, y.names), cmp.Compare(y.iteration, x.iteration))
+	})
+	return s.saveMentions(ctx, run, after, to, b.rows, b.acts, b.changed)
+}
+
+// mention brings the run's mentions up to date: every iteration but the
+// newest, which may still grow (its results come with the next lines).
+// The triggers look only at iterations before the one they check, so
+// they never need it. done is how far the mentions went
+// (recall_state.mentioned_iter).
+func (r *Recaller) mention(ctx context.Context, run journal.Run, done int) error {
+	for from := done + 1; from < run.Iterations; {
+		to := min(run.Iterations-1, from+mentionChunk-1)
+		its, err := r.journal.Iterations(ctx, run.ID, from, to, journal.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		var b mentionBatch
+		for _, it := range its {
+			b.add(it.Number, readNames(it, nil, nil))
+		}
+		if err := b.save(ctx, &r.store, run.ID, from-1, to); err != nil {
+			return err
+		}
+		from = to + 1
+	}
+	return nil
+}
+
+// mentionInsertRows is how many rows one INSERT writes (six parameters
+// each, well under SQLite's limit of 32,766).
+const mentionInsertRows = 128
+
+// saveMentions writes the mentions of iterations after..to and moves the
+// run's position to, in one transaction. It writes nothing when the
+// position is no longer after (another writer got there first).
+func (s *store) saveMentions(ctx context.Context, run string, after, to int, rows []mentionRow, acts, changed int) error {
+	return s.update(ctx, func(tx *sqlx.Tx) error {
+		if err := ensureState(ctx, tx, run); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE recall_state SET mentioned_iter = ?, acts_names = acts_names + ?, changed_names = changed_names + ?
+			WHERE run_id = ? AND mentioned_iter = ?`, to, acts, changed, run, after)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		for len(rows) > 0 {
+			k := min(len(rows), mentionInsertRows)
+			q := "INSERT INTO mentions (run_id, entity, changed, names, iteration, failed) VALUES " +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", k), ", ")
+			args := make([]any, 0, 6*k)
+			for _, m := range rows[:k] {
+				args = append(args, run, m.entity, flag(m.changed), m.names, m.iteration, flag(m.failed))
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return fmt.Errorf("save mentions of run %s: %w", run, err)
+			}
+			rows = rows[k:]
+		}
+		return nil
+	})
+}
+
+// mentionHits returns the iterations before `before` whose list (the
+// entities they changed, or those they named) holds term, best first:
+// fewest names, then newest. At most limit.
+func (s *store) mentionHits(ctx context.Context, run, term string, changed bool, before, limit int) ([]Hit, error) {
+	var rows []struct {
+		Iteration int  `db:"iteration"`
+		Names     int  `db:"names"`
+		Failed    bool `db:"failed"`
+	}
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT iteration, names, failed FROM mentions
+		WHERE run_id = ? AND entity = ? AND changed = ? AND iteration < ?
+		ORDER BY names, iteration DESC LIMIT ?`, run, term, flag(changed), before, limit); err != nil {
+		return nil, fmt.Errorf("look up %q in run %s: %w", term, run, err)
+	}
+	hits := make([]Hit, len(rows))
+	for i, r := range rows {
+		hits[i] = Hit{Kind: KindIteration, First: r.Iteration, Last: r.Iteration, Failed: r.Failed, names: r.Names}
+	}
+	return hits, nil
+}
+
+// namedBetween reports whether an iteration of from..before-1 names term.
+func (s *store) namedBetween(ctx context.Context, run, term string, from, before int) (bool, error) {
+	var yes bool
+	err := sqlx.GetContext(ctx, s.db.Cached(), &yes, `SELECT EXISTS (SELECT 1 FROM mentions INDEXED BY mentions_iteration
+		WHERE run_id = ? AND entity = ? AND iteration >= ? AND iteration < ? AND changed = 0)`, run, term, from, before)
+	if err != nil {
+		return false, fmt.Errorf("look up %q in run %s: %w", term, run, err)
+	}
+	return yes, nil
+}
+
+// mentionScore is a hit's BM25 score, as bleve gave it for the same
+// one-term query, with the run's own statistics: st's mentioned
+// iterations and names, and df, how many of them hold the term in that
+// list (counted up to dfCap).
+func (s *store) mentionScore(ctx context.Context, run string, st state, term string, changed bool, h Hit) (float64, error) {
+	var df int
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &df, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions
+		WHERE run_id = ? AND entity = ? AND changed = ? LIMIT ?)`, run, term, flag(changed), dfCap); err != nil {
+		return 0, fmt.Errorf("count %q in run %s: %w", term, run, err)
+	}
+	total := st.ActsNames
+	if changed {
+		total = st.ChangedNames
+	}
+	return bm25(st.MentionedIter, df, h.names, float64(total)/float64(max(st.MentionedIter, 1))), nil
+}
+
+// bm25 scores a term found once in a list of names entities: n lists in
+// all, df of them with the term, avg names a list on average.
+func bm25(n, df, names int, avg float64) float64 {
+	idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+	norm := 1.0
+	if avg > 0 {
+		norm = 1 - bm25B + bm25B*float64(names)/avg
+	}
+	return idBoost * idf * (bm25K1 + 1) / (1 + bm25K1*norm)
+}
+
+// flag is a bool as SQLite stores it.
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
