@@ -42,6 +42,7 @@ const eventBatch = 64
 // sqlInsertEventBatch inserts eventBatch events.
 var sqlInsertEventBatch = sqlInsertEvent + strings.Repeat(", (?, ?, ?, ?, ?)", eventBatch-1)
 
-// writeSQL is every statement the append path runs inside a transaction.
-var writeSQL = []string{sqlSelectRun, sqlSelectOpenRange, sqlSelectEvents, sqlInsertEvent, sqlInsertEventBatch,
-	sqlUpsertIter, sqlUpsertIterBatch, sqlUpdateRun}
+// writeSQL is the statements every append runs inside a transaction,
+// prepared ahead of it and kept. The many-row ones are left to the long
+// appends that use them (see appender.batchStmt).
+var writeSQL = []string{sqlSelectRun, sqlSelectOpenRange, sqlSelectEvents, sqlInsertEvent, sqlUpsertIter, sqlUpdateRun}

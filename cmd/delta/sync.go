@@ -134,6 +134,9 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 			}
 		}
 	}
+	// A sync is one short flow of work: one connection to the database
+	// spares it opening a second (each reads the whole schema).
+	ecfg.OneConnection = true
 	in.engine = ecfg
 	return in, nil
 }

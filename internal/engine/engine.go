@@ -43,6 +43,10 @@ type Config struct {
 	Warn func(string)
 	// LLM chooses and configures the summarizer.
 	LLM LLMConfig
+	// OneConnection opens the database with one connection for reads and
+	// writes (see sqlitedb.Options.OneConnection): for a short process
+	// with one flow of work, such as a sync.
+	OneConnection bool
 	// LockWait is how long Sync and Import wait for another process's
 	// sync or import of the same database; 0 means
 	// sqlitedb.DefaultBusyTimeout, as long as SQLite waits for a writer.
@@ -121,7 +125,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
 		}
 	}
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{OneConnection: cfg.OneConnection})
 	if err != nil {
 		return nil, err
 	}
@@ -240,12 +244,17 @@ type ContextOptions struct {
 	// Native newest iterations are left out of Working, for a caller that
 	// shows them itself (see window.Options.Native).
 	Native int
+	// KeepRenders keeps, in the database, the renderings of the recalled
+	// iterations it renders, for the calls after it (see renders.go):
+	// Sync sets it, each sync being a new process. Commands that only
+	// read leave it unset, and write nothing.
+	KeepRenders bool
 }
 
 // Context compiles the run's context window under the configured budget,
 // with the active recalls in the Retrieved partition.
 func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptions) (*window.Context, error) {
-	recalled, err := e.recalled(ctx, run)
+	recalled, err := e.recalled(ctx, run, opts.KeepRenders)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -30,7 +29,7 @@ const (
 
 // recalled renders the run's active recalls for the Retrieved partition,
 // most wanted first. Iterations shown in full in Working are left out.
-func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recalled, error) {
+func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]window.Recalled, error) {
 	if run.Iterations == 0 {
 		return nil, nil
 	}
@@ -49,7 +48,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run) ([]window.Recall
 	room := e.Config.Budget - e.Config.StaticBudget()
 	var prev recall.Recall
 	for _, r := range active {
-		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0)
+		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +103,7 @@ type recallRender struct {
 
 // recallText renders the folded iterations of first..last as L1 lines and,
 // when wantFull and the range is short enough, in full (L0).
-func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull bool) (recallRender, error) {
+func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep bool) (recallRender, error) {
 	var rr recallRender
 	last = min(last, run.Iterations)
 	if first > last {
@@ -136,19 +135,15 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	if !wantFull || last-first+1 > maxFullRange {
 		return rr, nil
 	}
-	its, err := e.Journal.Iterations(ctx, run.ID, folded[0], folded[len(folded)-1], journal.ReadOptions{})
+	maxOut := max(64, min(e.Config.MaxOutputTokens, e.Config.RetrievedBudget()/3))
+	rs, err := e.renderings(ctx, run.ID, folded, maxOut, keep)
 	if err != nil {
 		return rr, err
 	}
-	maxOut := max(64, min(e.Config.MaxOutputTokens, e.Config.RetrievedBudget()/3))
 	var fb strings.Builder
-	for _, it := range its {
-		if !slices.Contains(folded, it.Number) {
-			continue
-		}
-		l0 := e.renderL0(it, maxOut)
-		fb.WriteString(l0.Markdown)
-		rr.fullTokens += l0.MarkdownTokens
+	for _, r := range rs {
+		fb.WriteString(r.Markdown)
+		rr.fullTokens += r.Tokens
 	}
 	rr.full = strings.TrimRight(fb.String(), "\n")
 	if first == last {
@@ -198,7 +193,7 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 			return nil, err
 		}
 		for _, h := range hits {
-			rt, err := e.recallText(ctx, run, h.First, h.Last, true)
+			rt, err := e.recallText(ctx, run, h.First, h.Last, true, false)
 			if err != nil {
 				return nil, err
 			}
@@ -315,7 +310,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 		if room-c.used < 16 || skips >= maxSkips {
 			break
 		}
-		rt, err := e.recallText(ctx, run, h.First, h.Last, true)
+		rt, err := e.recallText(ctx, run, h.First, h.Last, true, false)
 		if err != nil {
 			return c, err
 		}

@@ -83,7 +83,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 	if err != nil {
 		return res, err
 	}
-	res.Context, err = e.Context(ctx, run, ContextOptions{Native: max(0, opts.KeepRecent)})
+	res.Context, err = e.Context(ctx, run, ContextOptions{Native: max(0, opts.KeepRecent), KeepRenders: true})
 	if err != nil {
 		return res, err
 	}

@@ -19,7 +19,8 @@ import (
 func openSyncEngine(t *testing.T) (*engine.Engine, string) {
 	t.Helper()
 	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000})
+	// As the sync command opens it.
+	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000, OneConnection: true})
 	if err != nil {
 		t.Fatal(err)
 	}

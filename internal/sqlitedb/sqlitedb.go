@@ -44,6 +44,14 @@ func (db *DB) Cached() sqlx.QueryerContext { return db.Read }
 type Options struct {
 	// BusyTimeout overrides DefaultBusyTimeout.
 	BusyTimeout time.Duration
+	// OneConnection makes Read the writer's pool: one connection for
+	// everything. It is for a short process with one flow of work, such as
+	// `delta memory sync`: a connection reads and parses the whole schema
+	// as it opens, and the reader's was a tenth of a sync. Reads then wait
+	// while a write transaction is open, so the caller must not read
+	// through Read inside Update, nor query while iterating rows; reads
+	// lose the reader's query_only guard.
+	OneConnection bool
 }
 
 // Open opens (creating if needed) the database at path, with its directory,
@@ -72,26 +80,29 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 
-	r, err := openPool(dsn(path, busy, false))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+	r := w
+	if !opts.OneConnection {
+		if r, err = openPool(dsn(path, busy, false)); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+		r.SetMaxOpenConns(4)
+		r.SetMaxIdleConns(4)
 	}
-	r.SetMaxOpenConns(4)
-	r.SetMaxIdleConns(4)
 	db := &DB{Write: w, Read: r, Path: path}
 	lock := &processLock{path: path + ".lock", wait: busy}
 	defer lock.release()
 	var readerUp chan error
-	if isNew(path) {
+	switch {
+	case isNew(path):
 		if err := lock.take(ctx); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open database %s: %w", path, err)
 		}
-	} else {
+	case !opts.OneConnection:
 		// A connection reads the whole schema as it opens. The reader's
 		// opens beside the writer's work below instead of at the first
-		// read, after it: a short command such as sync pays for one.
+		// read, after it.
 		readerUp = make(chan error, 1)
 		go func() { readerUp <- r.PingContext(ctx) }()
 	}
@@ -169,7 +180,7 @@ func (db *DB) checkWAL(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
-	if db.Read != nil {
+	if db.Read != nil && db.Read != db.Write {
 		errs = append(errs, db.Read.Close())
 	}
 	if db.Write != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 )
 
@@ -106,5 +108,34 @@ func TestOpenConnectsTheReaderOfAnExistingDatabase(t *testing.T) {
 	defer db.Close()
 	if n := db.Read.Stats().OpenConnections; n != 1 {
 		t.Fatalf("Open of an existing database left %d reader connections open, want 1", n)
+	}
+}
+
+// TestOneConnectionReadsThroughTheWriter opens an existing database with
+// OneConnection: one connection in all, which reads what it wrote.
+func TestOneConnectionReadsThroughTheWriter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := mustOpen(t).Path
+	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{OneConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Read != db.Write || db.Write.Stats().OpenConnections != 1 {
+		t.Fatalf("one connection: read pool %p, write pool %p, %d open", db.Read, db.Write, db.Write.Stats().OpenConnections)
+	}
+	if err := db.Update(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES ('k', 'v')`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := db.Read.GetContext(ctx, &v, `SELECT value FROM recall_meta WHERE key = 'k'`); err != nil || v != "v" {
+		t.Fatalf("read after write: %q, %v", v, err)
+	}
+	if n := db.Write.Stats().OpenConnections; n != 1 {
+		t.Fatalf("%d connections open after a write and a read, want 1", n)
 	}
 }

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// renderVersion names fold.RenderL0's Markdown. Bump it when that
+// rendering changes, so that renderings kept in recall_renders by an
+// older build are made again; TestRenderVersionNamesTheRendering fails
+// until then.
+const renderVersion = "1"
+
+// rendering is an iteration's L0 Markdown and its token count.
+type rendering struct {
+	Iteration int    `db:"iteration"`
+	Markdown  string `db:"markdown"`
+	Tokens    int    `db:"tokens"`
+}
+
+// renderKey names what a kept rendering depends on besides its iteration.
+func (e *Engine) renderKey(maxOut int) string {
+	return renderVersion + "/" + e.Tokenizer.Name() + "/" + strconv.Itoa(maxOut)
+}
+
+// renderings returns the L0 renderings of run's iterations numbers (in
+// ascending order), under the output bound maxOut. Those kept in
+// recall_renders are read from there; the others are read from the
+// journal and rendered, and kept when keep is set. Only folded iterations
+// belong here: they no longer change.
+func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxOut int, keep bool) ([]rendering, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	key := e.renderKey(maxOut)
+	var kept []rendering
+	if err := sqlx.SelectContext(ctx, e.db.Cached(), &kept, `SELECT iteration, markdown, tokens FROM recall_renders
+		WHERE run_id = ? AND key = ? AND iteration BETWEEN ? AND ? ORDER BY iteration`, run, key, numbers[0], numbers[len(numbers)-1]); err != nil {
+		return nil, fmt.Errorf("read kept renderings of run %s: %w", run, err)
+	}
+	out := make([]rendering, 0, len(numbers))
+	var missing []int
+	for _, n := range numbers {
+		if i, ok := slices.BinarySearchFunc(kept, n, func(r rendering, n int) int { return r.Iteration - n }); ok {
+			out = append(out, kept[i])
+			continue
+		}
+		missing = append(missing, n)
+		out = append(out, rendering{Iteration: n})
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	its, err := e.Journal.Iterations(ctx, run, missing[0], missing[len(missing)-1], journal.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var made []rendering
+	for _, it := range its {
+		i := slices.IndexFunc(out, func(r rendering) bool { return r.Iteration == it.Number })
+		if i < 0 || out[i].Markdown != "" {
+			continue
+		}
+		l0 := e.renderL0(it, maxOut)
+		out[i].Markdown, out[i].Tokens = l0.Markdown, l0.MarkdownTokens
+		made = append(made, out[i])
+	}
+	out = slices.DeleteFunc(out, func(r rendering) bool { return r.Markdown == "" })
+	if keep && len(made) > 0 {
+		if err := e.keepRenderings(ctx, run, key, made); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// keepRenderings saves renderings under key, in one transaction.
+func (e *Engine) keepRenderings(ctx context.Context, run, key string, rs []rendering) error {
+	return e.db.Update(ctx, func(tx *sqlx.Tx) error {
+		q := `INSERT OR REPLACE INTO recall_renders (run_id, iteration, key, markdown, tokens) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(rs)), ", ")
+		args := make([]any, 0, 5*len(rs))
+		for _, r := range rs {
+			args = append(args, run, r.Iteration, key, r.Markdown, r.Tokens)
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("keep renderings of run %s: %w", run, err)
+		}
+		return nil
+	})
+}
