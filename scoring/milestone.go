@@ -1,7 +1,6 @@
 package scoring
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,7 +24,7 @@ const (
 // title, not part of the claim). title extracts the title from the
 // submatches.
 type milestonePattern struct {
-	re    *regexp.Regexp
+	re    pattern
 	done  int
 	title func(s string, m []int) string
 }
@@ -48,7 +47,7 @@ func phaseLabel(word, num string) string {
 // wins. Patterns that name the finished phase come before "moving on to".
 var milestonePatterns = []milestonePattern{
 	{ // Phase 2 completed: parser fixed. / Phase 12 (write the docs) is complete.
-		re:   regexp.MustCompile(`(?i)\b` + msPhase + `\s+` + msNum + `\b\s*(?:\(([^()]{1,80})\)\s*)?` + msBe + msDone + `\b(?:` + msSep + `(.+))?`),
+		re:   lazyPattern(`(?i)\b` + msPhase + `\s+` + msNum + `\b\s*(?:\(([^()]{1,80})\)\s*)?` + msBe + msDone + `\b(?:` + msSep + `(.+))?`),
 		done: 4,
 		title: func(s string, m []int) string {
 			if t := sub(s, m, 3); t != "" {
@@ -61,7 +60,7 @@ var milestonePatterns = []milestonePattern{
 		},
 	},
 	{ // Completed phase 3: tests green. / Done with step 2.
-		re:   regexp.MustCompile(`(?i)\b(completed|finished|done\s+with|wrapped\s+up|concluded|through\s+with)\s+` + msPhase + `\s+` + msNum + `\b\s*(?:\(([^()]{1,80})\))?(?:` + msSep + `(.+))?`),
+		re:   lazyPattern(`(?i)\b(completed|finished|done\s+with|wrapped\s+up|concluded|through\s+with)\s+` + msPhase + `\s+` + msNum + `\b\s*(?:\(([^()]{1,80})\))?(?:` + msSep + `(.+))?`),
 		done: 3,
 		title: func(s string, m []int) string {
 			if t := sub(s, m, 4); t != "" {
@@ -74,32 +73,32 @@ var milestonePatterns = []milestonePattern{
 		},
 	},
 	{ // Milestone: caching layer done. / Milestone reached: parser rewritten.
-		re:    regexp.MustCompile(`(?i)^[\W_]*(milestone(?:\s+(?:reached|achieved|complete|completed|done|hit))?)[*_]*` + msSep + `(.+)`),
+		re:    lazyPattern(`(?i)^[\W_]*(milestone(?:\s+(?:reached|achieved|complete|completed|done|hit))?)[*_]*` + msSep + `(.+)`),
 		done:  1,
 		title: func(s string, m []int) string { return sub(s, m, 2) },
 	},
 	{ // Reached a milestone: the parser is rewritten.
-		re:    regexp.MustCompile(`(?i)\b((?:reached|hit|achieved)\s+(?:a|the|another)?\s*milestone)` + msSep + `(.+)`),
+		re:    lazyPattern(`(?i)\b((?:reached|hit|achieved)\s+(?:a|the|another)?\s*milestone)` + msSep + `(.+)`),
 		done:  1,
 		title: func(s string, m []int) string { return sub(s, m, 2) },
 	},
 	{ // Milestone reached. (no title)
-		re:    regexp.MustCompile(`(?i)^[\W_]*(milestone\s+(?:reached|achieved|complete|completed|done|hit))\W*$`),
+		re:    lazyPattern(`(?i)^[\W_]*(milestone\s+(?:reached|achieved|complete|completed|done|hit))\W*$`),
 		done:  1,
 		title: func(string, []int) string { return "Milestone" },
 	},
 	{ // Finished the reproduction step. / Done with the exploration phase.
-		re:    regexp.MustCompile(`(?i)\b(finished|completed|done\s+with|wrapped\s+up|concluded|through\s+with)\s+` + msName + `\s+` + msPhase + `\b`),
+		re:    lazyPattern(`(?i)\b(finished|completed|done\s+with|wrapped\s+up|concluded|through\s+with)\s+` + msName + `\s+` + msPhase + `\b`),
 		done:  3,
 		title: func(s string, m []int) string { return phaseName(sub(s, m, 2), sub(s, m, 3)) },
 	},
 	{ // The exploration phase is done. / Setup step complete.
-		re:    regexp.MustCompile(`(?i)\b` + msName + `\s+` + msPhase + `\s+` + msBe + msDone + `\b`),
+		re:    lazyPattern(`(?i)\b` + msName + `\s+` + msPhase + `\s+` + msBe + msDone + `\b`),
 		done:  3,
 		title: func(s string, m []int) string { return phaseName(sub(s, m, 1), sub(s, m, 2)) },
 	},
 	{ // That's the exploration wrapped up.
-		re:   regexp.MustCompile(`(?i)\b(that(?:'|’)?s\s+(.{1,80}?)\s+(?:all\s+)?wrapped\s+up)\b`),
+		re:   lazyPattern(`(?i)\b(that(?:'|’)?s\s+(.{1,80}?)\s+(?:all\s+)?wrapped\s+up)\b`),
 		done: 1,
 		title: func(s string, m []int) string {
 			name := sub(s, m, 2)
@@ -115,7 +114,7 @@ var milestonePatterns = []milestonePattern{
 		},
 	},
 	{ // Moving on to documentation.
-		re:   regexp.MustCompile(`(?i)\b(moving\s+on\s+(?:now\s+)?to|(?:let's|let\s+us|now|time\s+to)\s+move\s+on\s+to)\s+(.+)`),
+		re:   lazyPattern(`(?i)\b(moving\s+on\s+(?:now\s+)?to|(?:let's|let\s+us|now|time\s+to)\s+move\s+on\s+to)\s+(.+)`),
 		done: 1,
 		title: func(s string, m []int) string {
 			next := sub(s, m, 2)
@@ -133,10 +132,10 @@ var milestonePatterns = []milestonePattern{
 
 // negationRE finds words before a completion claim that deny it, make it
 // conditional or put it in the future.
-var negationRE = regexp.MustCompile(`(?i)\b(?:not|never|yet\s+to|almost|nearly|before|until|unless|if|once|when|whether|should|will|would|could|might|going\s+to|need\s+to|needs\s+to|about\s+to|have\s+to|try\s+to)\b|n't\b|n’t\b`)
+var negationRE = lazyPattern(`(?i)\b(?:not|never|yet\s+to|almost|nearly|before|until|unless|if|once|when|whether|should|will|would|could|might|going\s+to|need\s+to|needs\s+to|about\s+to|have\s+to|try\s+to)\b|n't\b|n’t\b`)
 
 // questionRE matches sentences that open like a question.
-var questionRE = regexp.MustCompile(`(?i)^[\W_]*(?:is|are|was|were|has|have|had|did|do|does|should|can|could|will|would|shall)\s`)
+var questionRE = lazyPattern(`(?i)^[\W_]*(?:is|are|was|were|has|have|had|did|do|does|should|can|could|will|would|shall)\s`)
 
 // Milestone reports whether a thought declares a phase done and returns a
 // short title for it. It recognises, case-insensitively and sentence by
@@ -171,15 +170,15 @@ var questionRE = regexp.MustCompile(`(?i)^[\W_]*(?:is|are|was|were|has|have|had|
 // sentence that declares a milestone decides.
 func Milestone(thought string) (title string, ok bool) {
 	for _, sent := range sentences(thought) {
-		if strings.HasSuffix(sent, "?") || questionRE.MatchString(sent) {
+		if !mayDeclare(sent) || strings.HasSuffix(sent, "?") || questionRE().MatchString(sent) {
 			continue
 		}
 		for _, p := range milestonePatterns {
-			m := p.re.FindStringSubmatchIndex(sent)
+			m := p.re().FindStringSubmatchIndex(sent)
 			if m == nil {
 				continue
 			}
-			if negationRE.MatchString(sent[:m[2*p.done+1]]) {
+			if negationRE().MatchString(sent[:m[2*p.done+1]]) {
 				break // the claim is denied; later patterns would be too
 			}
 			t := cleanTitle(p.title(sent, m))
@@ -190,6 +189,31 @@ func Milestone(thought string) (title string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// milestoneWords are words one of which each milestone pattern needs,
+// lower-cased: a phase word, "milestone", "wrapped" (up), and "mov" for
+// "move on" and "moving on".
+var milestoneWords = []string{"phase", "step", "stage", "milestone", "wrapped", "mov"}
+
+// mayDeclare reports whether a sentence could match a milestone pattern.
+// An ASCII sentence without any of milestoneWords cannot; the patterns
+// ignore case under Unicode's folding (the long s matches s), so a
+// sentence with other characters is left to them. Most thoughts declare
+// nothing, and then no pattern is compiled or run.
+func mayDeclare(sent string) bool {
+	for i := 0; i < len(sent); i++ {
+		if sent[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	lower := strings.ToLower(sent)
+	for _, w := range milestoneWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // phaseName turns the words before "phase"/"step"/"stage" into a title: the

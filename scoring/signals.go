@@ -1,45 +1,44 @@
 package scoring
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// Patterns over single lines. Compiled once; regexp values are safe for
-// concurrent use and never modified.
+// Patterns over single lines, compiled on first use (see pattern); regexp
+// values are safe for concurrent use and never modified.
 var (
 	// exitStatusRE captures the number of "exit status N", "exit code: N",
 	// "exit_code": N, "exited with code N" and "[exit status N]".
-	exitStatusRE = regexp.MustCompile(`(?i)\bexit(?:ed)?(?:[ _-]?(?:status|code)|\s+with\s+(?:exit\s+)?(?:status|code))["']?\s*[:=]?\s*\(?(-?\d+)`)
+	exitStatusRE = lazyPattern(`(?i)\bexit(?:ed)?(?:[ _-]?(?:status|code)|\s+with\s+(?:exit\s+)?(?:status|code))["']?\s*[:=]?\s*\(?(-?\d+)`)
 	// errorPrefixRE matches a line that starts with an error marker:
 	// "error:", "Error: ", "error[E0308]:", "fatal:", "panic:", "npm ERR!",
 	// "[ERROR]", "ERROR ".
-	errorPrefixRE = regexp.MustCompile(`^(?:(?i:error|fatal|panic)(?:\[[^\]]*\])?\s*:|(?:npm )?ERR!|\[(?i:error|fatal)\]|ERROR\b|FATAL\b)`)
+	errorPrefixRE = lazyPattern(`^(?:(?i:error|fatal|panic)(?:\[[^\]]*\])?\s*:|(?:npm )?ERR!|\[(?i:error|fatal)\]|ERROR\b|FATAL\b)`)
 	// exceptionRE matches a line that starts with an exception class name,
 	// optionally module-qualified, followed by ':' or the end of the line, or
 	// Java's "Exception in thread" and "Caused by:".
-	exceptionRE = regexp.MustCompile(`^(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|$)|Exception in thread\b|Caused by:)`)
+	exceptionRE = lazyPattern(`^(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?::|$)|Exception in thread\b|Caused by:)`)
 	// diagnosticRE matches compiler and linter diagnostics that name a file
 	// and line: "main.go:12:5: undefined: x" (line and column, which grep -n
 	// output lacks), "a.c:3:1: error: ...", "src/a.ts(3,5): error TS2345".
-	diagnosticRE = regexp.MustCompile(`^\S+?(?:\.go:\d+:\d+: \S|(?::\d+(?::\d+)?:|\(\d+,\d+\):)\s*(?:fatal )?error\b)`)
+	diagnosticRE = lazyPattern(`^\S+?(?:\.go:\d+:\d+: \S|(?::\d+(?::\d+)?:|\(\d+,\d+\):)\s*(?:fatal )?error\b)`)
 	// goTestRE matches the indented failure message of a Go test,
 	// "    parse_test.go:12: got 1, want 2", on the untrimmed line.
-	goTestRE = regexp.MustCompile(`^\s+\S+_test\.go:\d+: \S`)
+	goTestRE = lazyPattern(`^\s+\S+_test\.go:\d+: \S`)
 	// curlRE matches curl's error lines, "curl: (7) Failed to connect".
-	curlRE = regexp.MustCompile(`^curl: \(\d+\)`)
+	curlRE = lazyPattern(`^curl: \(\d+\)`)
 	// failedCountRE matches test and checker summaries with a non-zero
 	// failure count: "1 failed", "failures=2", "Found 3 errors",
 	// "2 errors in 0.1s".
-	failedCountRE = regexp.MustCompile(`(?i)\b[1-9]\d* (?:failed|failing)\b|\b(?:failures|errors)=[1-9]|\bfound [1-9]\d* errors?\b|\b[1-9]\d* errors? (?:in|found|generated|detected)\b`)
+	failedCountRE = lazyPattern(`(?i)\b[1-9]\d* (?:failed|failing)\b|\b(?:failures|errors)=[1-9]|\bfound [1-9]\d* errors?\b|\b[1-9]\d* errors? (?:in|found|generated|detected)\b`)
 	// failedWordRE matches the upper-case word FAILED anywhere.
-	failedWordRE = regexp.MustCompile(`\bFAILED\b`)
+	failedWordRE = lazyPattern(`\bFAILED\b`)
 	// notFoundRE matches "X: not found" and "<path-like word> not found".
-	notFoundRE = regexp.MustCompile(`(?i)\S: not found\b|(?:^|\s)['"]?\S*[\w~.-][/.]\w\S*['"]?:? (?:was )?not found\b`)
+	notFoundRE = lazyPattern(`(?i)\S: not found\b|(?:^|\s)['"]?\S*[\w~.-][/.]\w\S*['"]?:? (?:was )?not found\b`)
 	// fatalRE matches "fatal:" after a non-letter.
-	fatalRE = regexp.MustCompile(`(?i)(?:^|[^a-z])fatal:`)
+	fatalRE = lazyPattern(`(?i)(?:^|[^a-z])fatal:`)
 )
 
 // tracebackHeader opens a Python traceback, lower-cased. It means failure
@@ -131,13 +130,13 @@ func errorTier(line, t string) int {
 // error/fatal/panic prefix, a compiler diagnostic, a Go test failure
 // message or a curl error.
 func causeLine(line, t string) bool {
-	return errorPrefixRE.MatchString(t) || exceptionRE.MatchString(t) || goTestRE.MatchString(line) ||
-		diagnosticRE.MatchString(t) || curlRE.MatchString(t)
+	return errorPrefixRE().MatchString(t) || exceptionRE().MatchString(t) || goTestRE().MatchString(line) ||
+		diagnosticRE().MatchString(t) || curlRE().MatchString(t)
 }
 
 // strongErrorLine reports whether a trimmed line states an error itself.
 func strongErrorLine(t string) bool {
-	if strings.HasPrefix(t, "--- FAIL:") || notFoundRE.MatchString(t) || isPytestELine(t) {
+	if strings.HasPrefix(t, "--- FAIL:") || notFoundRE().MatchString(t) || isPytestELine(t) {
 		return true
 	}
 	lower := strings.ToLower(t)
@@ -146,7 +145,7 @@ func strongErrorLine(t string) bool {
 			return true
 		}
 	}
-	return fatalRE.MatchString(t)
+	return fatalRE().MatchString(t)
 }
 
 // weakErrorLine reports whether a trimmed line only summarises a failure:
@@ -156,10 +155,10 @@ func weakErrorLine(t string) bool {
 		strings.HasPrefix(t, "make: ***") || strings.HasPrefix(t, "make[") && strings.Contains(t, "***") {
 		return true
 	}
-	if failedWordRE.MatchString(t) || failedCountRE.MatchString(t) {
+	if failedWordRE().MatchString(t) || failedCountRE().MatchString(t) {
 		return true
 	}
-	for _, m := range exitStatusRE.FindAllStringSubmatch(t, -1) {
+	for _, m := range exitStatusRE().FindAllStringSubmatch(t, -1) {
 		if n, err := strconv.Atoi(m[1]); err != nil || n != 0 {
 			return true
 		}

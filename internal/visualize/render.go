@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 )
 
 //go:embed assets/page.html assets/page.css assets/page.js
 var assets embed.FS
 
+// The page's parts are read and parsed when a page is first written, not
+// as every process of the binary starts (a sync writes none).
 var (
-	pageCSS  = mustRead("assets/page.css")
-	pageJS   = mustRead("assets/page.js")
-	pageTmpl = template.Must(template.New("page.html").ParseFS(assets, "assets/page.html"))
+	pageCSS  = sync.OnceValue(func() string { return mustRead("assets/page.css") })
+	pageJS   = sync.OnceValue(func() string { return mustRead("assets/page.js") })
+	pageTmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("page.html").ParseFS(assets, "assets/page.html"))
+	})
 )
 
 func mustRead(name string) string {
@@ -30,8 +35,10 @@ func mustRead(name string) string {
 // policy is the page's Content-Security-Policy: nothing is fetched, and
 // only the page's own script and style run, named by their hashes, so even
 // journal text that escaped its escaping could not execute.
-var policy = fmt.Sprintf("default-src 'none'; script-src '%s'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'",
-	hash(pageJS), hash(pageCSS))
+var policy = sync.OnceValue(func() string {
+	return fmt.Sprintf("default-src 'none'; script-src '%s'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'",
+		hash(pageJS()), hash(pageCSS()))
+})
 
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -54,7 +61,7 @@ type page struct {
 // data inline, nothing fetched. The same Data gives the same bytes. It
 // returns the template's and the writer's errors.
 func Render(w io.Writer, d *Data) error {
-	return pageTmpl.Execute(w, page{Run: d.Run.ID, Policy: policy, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Data: d})
+	return pageTmpl().Execute(w, page{Run: d.Run.ID, Policy: policy(), CSS: template.CSS(pageCSS()), JS: template.JS(pageJS()), Data: d})
 }
 
 // HTML renders d to a byte slice; see Render.
