@@ -129,6 +129,27 @@ func (s *Store) Notes(ctx context.Context, run string, first, last int) ([]*Note
 	return queryNotes(ctx, s.db.Cached(), `WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last)
 }
 
+// Line is what a note says of an iteration in one line: its L1 line and
+// the block that covers it ("" while it shows in full).
+type Line struct {
+	Number   int    `db:"number"`
+	Block    string `db:"block"`
+	L1       string `db:"l1"`
+	L1Tokens int    `db:"l1_tokens"`
+}
+
+// Lines returns the L1 lines of iterations first..last of a run, by
+// number: what a recall shows of iterations it does not show in full,
+// without reading and decoding the rest of each note.
+func (s *Store) Lines(ctx context.Context, run string, first, last int) ([]Line, error) {
+	var out []Line
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, `SELECT number, COALESCE(block, '') AS block, l1, l1_tokens
+		FROM iteration_notes WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last); err != nil {
+		return nil, fmt.Errorf("read iteration lines: %w", sqlitedb.Classify(err))
+	}
+	return out, nil
+}
+
 // WorkingNotes returns the notes of the iterations that show in full (no
 // visible block covers them), oldest first. Their number is bounded by the
 // window, because the scheduler folds them as they accumulate.

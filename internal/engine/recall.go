@@ -109,7 +109,7 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	if first > last {
 		return rr, nil
 	}
-	notes, err := e.Fold.Notes(ctx, run.ID, first, min(last, first+maxLines-1))
+	notes, err := e.Fold.Lines(ctx, run.ID, first, min(last, first+maxLines-1))
 	if err != nil {
 		return rr, err
 	}
