@@ -21,6 +21,10 @@ func TestConfigValidate(t *testing.T) {
 		{"too much context", Config{Context: 9}, false},
 		{"negative focus", Config{Focus: -2}, false},
 		{"a threshold past 1", Config{ImplicitThreshold: 1.5}, false},
+		{"the index caught up on every step", Config{IndexEvery: 1}, true},
+		{"the index caught up every 1,024 iterations", Config{IndexEvery: 1024}, true},
+		{"the index left behind longer", Config{IndexEvery: 1025}, false},
+		{"a negative index_every", Config{IndexEvery: -1}, false},
 	} {
 		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: %+v gives %v", tc.name, tc.cfg, err)
