@@ -150,6 +150,35 @@ func (s *Store) Lines(ctx context.Context, run string, first, last int) ([]Line,
 	return out, nil
 }
 
+// Activity is what a note says an iteration did: its calls, with how each
+// ended, and the runtime's notes.
+type Activity struct {
+	Number int
+	Calls  []CallNote
+	System []string
+}
+
+// Activity returns what iterations first..last of a run did, by number:
+// what the Dynamic partition reports, without reading and decoding the
+// rest of each note (the newest iterations' notes hold their full L0).
+func (s *Store) Activity(ctx context.Context, run string, first, last int) ([]Activity, error) {
+	var rows []struct {
+		Number int    `db:"number"`
+		Calls  string `db:"calls"`
+		System string `db:"system"`
+	}
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT number, calls, system
+		FROM iteration_notes WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last); err != nil {
+		return nil, fmt.Errorf("read iteration activity: %w", sqlitedb.Classify(err))
+	}
+	out := make([]Activity, len(rows))
+	for i, r := range rows {
+		out[i] = Activity{Number: r.Number, System: decodeStrings(r.System)}
+		_ = json.Unmarshal([]byte(r.Calls), &out[i].Calls)
+	}
+	return out, nil
+}
+
 // WorkingNotes returns the notes of the iterations that show in full (no
 // visible block covers them), oldest first. Their number is bounded by the
 // window, because the scheduler folds them as they accumulate.

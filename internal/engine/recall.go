@@ -136,7 +136,10 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 		return rr, nil
 	}
 	maxOut := max(64, min(e.Config.MaxOutputTokens, e.Config.RetrievedBudget()/3))
-	rs, err := e.renderings(ctx, run.ID, folded, maxOut, keep)
+	// A lone iteration's rendering leaves out its own heading, which would
+	// say again what the section's heading says, unless it says how the
+	// iteration failed.
+	rs, err := e.renderings(ctx, run.ID, folded, maxOut, first == last, keep)
 	if err != nil {
 		return rr, err
 	}
@@ -146,13 +149,6 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 		rr.fullTokens += r.Tokens
 	}
 	rr.full = strings.TrimRight(fb.String(), "\n")
-	if first == last {
-		// The section's heading names a lone iteration already: its own
-		// heading would say it again, unless it says how it failed.
-		if rest, ok := strings.CutPrefix(rr.full, fmt.Sprintf("#### Iteration %d (ok)\n", first)); ok {
-			rr.full, rr.fullTokens = rest, e.Tokenizer.Count(rest)
-		}
-	}
 	return rr, nil
 }
 

@@ -35,11 +35,18 @@ func (e *Engine) renderKey(maxOut int) string {
 // recall_renders are read from there; the others are read from the
 // journal and rendered, and kept when keep is set. Only folded iterations
 // belong here: they no longer change.
-func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxOut int, keep bool) ([]rendering, error) {
+//
+// lone asks for the rendering of one iteration shown alone: without the
+// trailing newlines, and without its heading when the heading says only
+// "ok" (the recall's section heading names the iteration already).
+func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxOut int, lone, keep bool) ([]rendering, error) {
 	if len(numbers) == 0 {
 		return nil, nil
 	}
 	key := e.renderKey(maxOut)
+	if lone {
+		key += "/lone"
+	}
 	var kept []rendering
 	if err := sqlx.SelectContext(ctx, e.db.Cached(), &kept, `SELECT iteration, markdown, tokens FROM recall_renders
 		WHERE run_id = ? AND key = ? AND iteration BETWEEN ? AND ? ORDER BY iteration`, run, key, numbers[0], numbers[len(numbers)-1]); err != nil {
@@ -70,6 +77,12 @@ func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxO
 		}
 		l0 := e.renderL0(it, maxOut)
 		out[i].Markdown, out[i].Tokens = l0.Markdown, l0.MarkdownTokens
+		if lone {
+			out[i].Markdown = strings.TrimRight(out[i].Markdown, "\n")
+			if rest, ok := strings.CutPrefix(out[i].Markdown, fmt.Sprintf("#### Iteration %d (ok)\n", it.Number)); ok {
+				out[i].Markdown, out[i].Tokens = rest, e.Tokenizer.Count(rest)
+			}
+		}
 		made = append(made, out[i])
 	}
 	out = slices.DeleteFunc(out, func(r rendering) bool { return r.Markdown == "" })

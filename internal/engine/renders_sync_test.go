@@ -63,14 +63,14 @@ func TestSyncKeepsRecalledRenderings(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := engine.ContextOptions{Native: engine.DefaultKeepRecent}
-	if _, err := db.Write.ExecContext(ctx, `UPDATE recall_renders SET markdown = replace(markdown, '#### Iteration', '#### KEPT Iteration')`); err != nil {
+	if _, err := db.Write.ExecContext(ctx, `UPDATE recall_renders SET markdown = markdown || ' KEPT-MARK'`); err != nil {
 		t.Fatal(err)
 	}
 	marked, err := e.Context(ctx, run, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(marked.Markdown(), "KEPT Iteration") {
+	if !strings.Contains(marked.Markdown(), "KEPT-MARK") {
 		t.Fatal("the window did not show the kept renderings")
 	}
 	if _, err := db.Write.ExecContext(ctx, `DELETE FROM recall_renders`); err != nil {

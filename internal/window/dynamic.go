@@ -29,7 +29,7 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	if now == 0 {
 		return p, nil
 	}
-	recent, err := fs.Notes(ctx, run.ID, max(1, now-recentWindow+1), now)
+	recent, err := fs.Activity(ctx, run.ID, max(1, now-recentWindow+1), now)
 	if err != nil {
 		return p, err
 	}
@@ -112,7 +112,7 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 
 // unresolvedErrors lists the failed calls of recent iterations that no later
 // successful call on the same target has resolved, newest last.
-func unresolvedErrors(recent []*fold.Note) []string {
+func unresolvedErrors(recent []fold.Activity) []string {
 	type failure struct {
 		iter int
 		c    fold.CallNote
@@ -146,7 +146,7 @@ func unresolvedErrors(recent []*fold.Note) []string {
 }
 
 // systemNotes lists the runtime's notes of the last few iterations.
-func systemNotes(recent []*fold.Note) []string {
+func systemNotes(recent []fold.Activity) []string {
 	var lines []string
 	for _, n := range recent[max(0, len(recent)-maxSystemIters):] {
 		for _, s := range n.System {
