@@ -37,13 +37,13 @@ type Scheduler struct {
 
 // FoldEvent is a fold the scheduler made.
 type FoldEvent struct {
-	Block   string `json:"block"`
-	Level   int    `json:"level"`
-	First   int    `json:"first"`
-	Last    int    `json:"last"`
-	Trigger string `json:"trigger"`
+	Block   string `json:"block" db:"id"`
+	Level   int    `json:"level" db:"level"`
+	First   int    `json:"first" db:"first_iter"`
+	Last    int    `json:"last" db:"last_iter"`
+	Trigger string `json:"trigger" db:"trigger"`
 	// At is the iteration after which the fold was made.
-	At int `json:"at"`
+	At int `json:"at" db:"created_iter"`
 }
 
 // StepResult says what a Step did.
