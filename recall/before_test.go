@@ -23,16 +23,15 @@ func TestSearchBefore(t *testing.T) {
 	var docs []document
 	for i := 1; i <= n; i++ {
 		d := document{id: docID(KindIteration, strconv.Itoa(i), "r"), run: "r", kind: KindIteration, first: i, last: i,
-			text: fmt.Sprintf("step %d reads the config", i), acts: []string{"src/app.go"}}
+			text: fmt.Sprintf("step %d reads the config", i), ids: []string{"src/app.go"}}
 		if i%3 == 0 {
-			d.changed = []string{"src/app.go"}
 			d.text += " and edits src/app.go again"
 		}
 		d.failed = i%7 == 0
 		docs = append(docs, d)
 		if i%10 == 0 {
 			docs = append(docs, document{id: docID(KindBlock, fmt.Sprintf("b%d", i), "r"), run: "r", kind: KindBlock,
-				first: i - 9, last: i, level: 1, text: "summary of the config steps", acts: []string{"src/app.go"}})
+				first: i - 9, last: i, level: 1, text: "summary of the config steps", ids: []string{"src/app.go"}})
 		}
 	}
 	// Several batches, so that the index has several segments.
@@ -43,10 +42,10 @@ func TestSearchBefore(t *testing.T) {
 	}
 	for _, before := range []int{1, 2, 5, 11, 12, 60, 100, n, n + 1} {
 		for _, l := range []lookup{
-			{run: "r", acts: []string{"src/app.go"}},
-			{run: "r", changed: []string{"src/app.go"}, kind: KindIteration},
+			{run: "r", ids: []string{"src/app.go"}},
+			{run: "r", words: "edits", kind: KindIteration},
 			{run: "r", words: "config edits"},
-			{run: "r", acts: []string{"src/app.go"}, kind: KindIteration, from: 40},
+			{run: "r", ids: []string{"src/app.go"}, kind: KindIteration, from: 40},
 			{run: "r", words: "config", from: 101},
 		} {
 			l.limit = 1000

@@ -31,9 +31,11 @@ type document struct {
 	level  int
 	failed bool
 	text   string
-	// ids are the entities the content names anywhere, outputs included;
-	// acts, those its thoughts and actions name (arguments, commands,
-	// error lines); changed, those it created, modified, moved or deleted.
+	// ids are the entities the content names anywhere, outputs included.
+	// An iteration's acts (those its thoughts and actions name: arguments,
+	// commands, error lines) and changed (those it created, modified,
+	// moved or deleted) are not indexed: a catch-up saves them as the
+	// iteration's mentions (mentions.go).
 	ids     []string
 	acts    []string
 	changed []string
@@ -54,12 +56,6 @@ func (d *document) fields() map[string]any {
 	}
 	if len(d.ids) > 0 {
 		f[fieldIDs] = joinLines(d.ids)
-	}
-	if len(d.acts) > 0 {
-		f[fieldActs] = joinLines(d.acts)
-	}
-	if len(d.changed) > 0 {
-		f[fieldChanged] = joinLines(d.changed)
 	}
 	return f
 }
@@ -195,17 +191,8 @@ func blockDoc(run string, b *BlockDoc) document {
 	for _, e := range b.Entities {
 		d.ids = appendEntity(d.ids, e)
 	}
-	d.acts = d.ids
 	for _, e := range entityIDs(text.String()) {
 		d.ids = appendEntity(d.ids, e)
-	}
-	for _, ch := range b.StateChanges {
-		_, target, _ := strings.Cut(ch, " ")
-		from, to, moved := strings.Cut(target, " → ")
-		d.changed = appendEntity(d.changed, from)
-		if moved {
-			d.changed = appendEntity(d.changed, to)
-		}
 	}
 	d.text = text.String() + partsText(d.ids)
 	return d

@@ -113,7 +113,8 @@ var schemaKey = []byte("delta-memory/schema")
 // indexSchema 3: fields indexed or stored only where used; no importance.
 // indexSchema 4: iteration ranges as span terms, not numeric fields.
 // indexSchema 5: entities and spans a line each in one value, not lists.
-const indexSchema = "5"
+// indexSchema 6: no acts or changed fields (the triggers look in SQLite).
+const indexSchema = "6"
 
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {

@@ -33,12 +33,6 @@ const (
 	// retry_budget, v8.20-1c1), for exact matches that word analysis
 	// would split apart.
 	fieldIDs = "ids"
-	// fieldActs holds the entities named by thoughts and actions, not by
-	// tool outputs.
-	fieldActs = "acts"
-	// fieldChanged holds the entities the content created, modified,
-	// moved or deleted.
-	fieldChanged = "changed"
 	// fieldFailed is "1" for content holding a failed action.
 	fieldFailed = "failed"
 )
@@ -131,8 +125,6 @@ func newMapping() (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(fieldText, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldSummary, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
-	doc.AddFieldMappingsAt(fieldActs, text(analyzerID))
-	doc.AddFieldMappingsAt(fieldChanged, text(analyzerID))
 	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = en.AnalyzerName

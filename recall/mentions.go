@@ -175,10 +175,11 @@ func (s *store) namedBetween(ctx context.Context, run, term string, from, before
 	return yes, nil
 }
 
-// mentionScore is a hit's BM25 score, as bleve gave it for the same
-// one-term query, with the run's own statistics: st's mentioned
+// mentionScore is a hit's BM25 score, in the form bleve gave the same
+// one-term query, over the run's own statistics: st's mentioned
 // iterations and names, and df, how many of them hold the term in that
-// list (counted up to dfCap).
+// list (counted up to dfCap). It does not depend on how any index was
+// built.
 func (s *store) mentionScore(ctx context.Context, run string, st state, term string, changed bool, h Hit) (float64, error) {
 	var df int
 	if err := sqlx.GetContext(ctx, s.db.Cached(), &df, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions

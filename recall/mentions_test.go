@@ -1,7 +1,9 @@
 package recall
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -91,58 +93,63 @@ func TestMentionsFromTheCatchUpMatchTheirOwnPass(t *testing.T) {
 	}
 }
 
-// TestMentionLookupsRankAsTheIndexDid checks the claim the triggers rest
-// on: for every entity the journal's iterations change or name, the
-// mentions table gives the hits bleve's one-term query gives, in the same
-// order (fewest names, then newest), before several points of the run.
-// The index is asked for every hit and cut after: asked for 8, it kept 24
-// and cut those, and where more than 24 hits tied on score (a list of as
-// many names), which 24 it kept followed its segments, not recency.
-func TestMentionLookupsRankAsTheIndexDid(t *testing.T) {
+// TestMentionLookupsRank checks the lookups the triggers rest on against
+// a reference read straight from the journal: for every entity the bundled
+// journal's iterations change or name, before several points of the run,
+// the hits are the iterations whose list holds it, fewest names first, then
+// newest (the order bleve's BM25 gave the same one-term queries), at most
+// eight, each with whether it failed.
+func TestMentionLookupsRank(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r, run := importedRecaller(t)
-	if _, err := r.CatchUp(ctx, run, nil); err != nil {
+	if err := r.mention(ctx, run, 0); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := r.index(ctx)
+	its, err := r.journal.Iterations(ctx, run.ID, 1, run.Iterations-1, journal.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var terms []struct {
-		Entity  string `db:"entity"`
-		Changed bool   `db:"changed"`
+	type list struct {
+		iteration, names int
+		failed           bool
 	}
-	if err := sqlx.SelectContext(ctx, r.store.db.Read, &terms, `SELECT DISTINCT entity, changed FROM mentions WHERE run_id = ? ORDER BY entity, changed`, run.ID); err != nil {
-		t.Fatal(err)
+	ref := map[string][]list{} // "0 entity" (named) or "1 entity" (changed)
+	for _, it := range its {
+		n := readNames(it, nil, nil)
+		for _, e := range n.acts {
+			ref["0 "+e] = append(ref["0 "+e], list{it.Number, len(n.acts), n.failed})
+		}
+		for _, e := range n.changed {
+			ref["1 "+e] = append(ref["1 "+e], list{it.Number, len(n.changed), n.failed})
+		}
 	}
-	if len(terms) < 50 {
-		t.Fatalf("only %d entities to look up", len(terms))
+	if len(ref) < 50 {
+		t.Fatalf("only %d entities to look up", len(ref))
 	}
 	compared := 0
-	for _, term := range terms {
+	for key, lists := range ref {
+		changed, term := key[0] == '1', key[2:]
 		for _, before := range []int{run.Iterations / 3, run.Iterations / 2, run.Iterations} {
-			got, err := r.store.mentionHits(ctx, run.ID, term.Entity, term.Changed, before, 8)
-			if err != nil {
-				t.Fatal(err)
+			var want []list
+			for _, l := range lists {
+				if l.iteration < before {
+					want = append(want, l)
+				}
 			}
-			l := lookup{run: run.ID, kind: KindIteration, before: before, upTo: run.Iterations, limit: run.Iterations}
-			if term.Changed {
-				l.changed = []string{term.Entity}
-			} else {
-				l.acts = []string{term.Entity}
-			}
-			want, err := ix.search(ctx, l)
-			if err != nil {
-				t.Fatal(err)
-			}
+			slices.SortFunc(want, func(a, b list) int { return cmp.Or(a.names-b.names, b.iteration-a.iteration) })
 			want = want[:min(len(want), 8)]
-			if !slices.Equal(firsts(got), firsts(want)) {
-				t.Fatalf("%q (changed %v) before %d: mentions give %v, the index %v", term.Entity, term.Changed, before, firsts(got), firsts(want))
+			got, err := r.store.mentionHits(ctx, run.ID, term, changed, before, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%q (changed %v) before %d: %d hits, want %d", term, changed, before, len(got), len(want))
 			}
 			for i := range got {
-				if got[i].Failed != want[i].Failed {
-					t.Fatalf("%q before %d: iteration %d failed %v in the mentions, %v in the index", term.Entity, before, got[i].First, got[i].Failed, want[i].Failed)
+				if got[i].First != want[i].iteration || got[i].Failed != want[i].failed || got[i].names != want[i].names {
+					t.Fatalf("%q (changed %v) before %d, hit %d: iteration %d (names %d, failed %v), want %+v",
+						term, changed, before, i, got[i].First, got[i].names, got[i].Failed, want[i])
 				}
 			}
 			compared += len(got)
@@ -153,10 +160,50 @@ func TestMentionLookupsRankAsTheIndexDid(t *testing.T) {
 	}
 }
 
-func firsts(hs []Hit) []int {
-	out := make([]int, len(hs))
-	for i, h := range hs {
-		out[i] = h.First
+// TestMentionScore checks an error recall's score: BM25 over the run's
+// lists, higher for a rarer entity and for a shorter list, and the value
+// the formula gives for the run's own counts.
+func TestMentionScore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r, _ := newTestRecaller(t)
+	var rows []mentionRow
+	// Iterations 1-10 name common.go in lists of 2; 3 names rare.go too,
+	// 4 names rare.go in a list of 5.
+	acts := 0
+	for i := 1; i <= 10; i++ {
+		n := 2
+		if i == 4 {
+			n = 5
+		}
+		rows = append(rows, mentionRow{entity: "common.go", names: n, iteration: i})
+		if i == 3 || i == 4 {
+			rows = append(rows, mentionRow{entity: "rare.go", names: n, iteration: i})
+		}
+		acts += n
 	}
-	return out
+	if err := r.store.saveMentions(ctx, "r", 0, 10, rows, acts, 0); err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.store.state(ctx, r.store.db.Read, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(term string, iteration, names int) float64 {
+		s, err := r.store.mentionScore(ctx, "r", st, term, false, Hit{First: iteration, Last: iteration, names: names})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	rare, common, long := score("rare.go", 3, 2), score("common.go", 3, 2), score("rare.go", 4, 5)
+	if !(rare > common && rare > long) {
+		t.Fatalf("scores: rare.go in a list of 2 %.3f, common.go %.3f, rare.go in a list of 5 %.3f", rare, common, long)
+	}
+	// N 10 lists, df 2, mean 2.3 names, a list of 2.
+	idf := math.Log(1 + (10-2+0.5)/(2+0.5))
+	want := idBoost * idf * 2.2 / (1 + 1.2*(0.25+0.75*2/2.3))
+	if math.Abs(rare-want) > 1e-9 {
+		t.Fatalf("rare.go scores %.6f, want %.6f", rare, want)
+	}
 }

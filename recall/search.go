@@ -30,10 +30,8 @@ type lookup struct {
 	// words is free text, matched against the analysed text (BM25).
 	words string
 	// ids are entity terms matched whole against the documents' entities,
-	// boosted over words; changed, against the entities they changed.
-	ids     []string
-	acts    []string
-	changed []string
+	// boosted over words.
+	ids []string
 	// kind, when set, keeps one kind of document.
 	kind string
 	// before, when > 0, keeps documents that end before that iteration;
@@ -69,17 +67,6 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		tq.SetField(fieldIDs)
 		tq.SetBoost(idBoost)
 		should = append(should, tq)
-	}
-	for _, f := range []struct {
-		field string
-		terms []string
-	}{{fieldActs, l.acts}, {fieldChanged, l.changed}} {
-		for _, id := range f.terms {
-			tq := bleve.NewTermQuery(id)
-			tq.SetField(f.field)
-			tq.SetBoost(idBoost)
-			should = append(should, tq)
-		}
 	}
 	if len(should) == 0 {
 		return nil, nil
