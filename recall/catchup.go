@@ -35,6 +35,20 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 	return r.catchUp(ctx, run, progress, false)
 }
 
+// CatchUpIfDue is CatchUp when the index lacks Config.IndexEvery-early
+// or more of the run's iterations (Step catches up at IndexEvery), and
+// reports whether it did. A process with time between syncs (the
+// resident server, once it has answered) calls it with early 1: the next
+// sync, which adds an iteration, then finds nothing due.
+func (r *Recaller) CatchUpIfDue(ctx context.Context, run journal.Run, early int) (bool, error) {
+	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	if err != nil || run.Iterations-st.IndexedIter < max(1, r.cfg.IndexEvery-early) {
+		return false, err
+	}
+	_, err = r.catchUp(ctx, run, nil, false)
+	return err == nil, err
+}
+
 // catchUp is CatchUp. When lazy, it opens the index only if the positions
 // stored in SQLite say there is something to write: a step that brought
 // nothing new then costs two small reads, not an index opened and closed.

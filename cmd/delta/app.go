@@ -111,6 +111,7 @@ Examples:
 				milestoneCommand(e),
 				retrieveCommand(e),
 				syncCommand(e),
+				residentCommand(e),
 				simulateCommand(e),
 				demoCommand(e),
 				reindexCommand(e),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,6 +69,14 @@ Examples:
 			if err != nil {
 				return err
 			}
+			asJSON := c.Bool("json")
+			spawn := false
+			if residentOn(e) {
+				var served bool
+				if served, spawn, err = syncResident(c.Context, e, in, asJSON); served {
+					return err
+				}
+			}
 			eng, err := engine.Open(c.Context, in.engine)
 			if err != nil {
 				return fmt.Errorf("open %s: %w", in.engine.DBPath, err)
@@ -77,16 +86,29 @@ Examples:
 			} else {
 				defer eng.Close()
 			}
-			res, err := eng.Sync(c.Context, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep})
+			out, err := runSync(c.Context, eng, in)
 			if err != nil {
-				return fmt.Errorf("sync %s: %w", in.journal, err)
-			}
-			if err := writeAtomic(in.output, []byte(res.Markdown)); err != nil {
 				return err
 			}
-			return printSync(e, c.Bool("json"), in, res)
+			if spawn {
+				startResident(in.engine.DBPath)
+			}
+			return printSync(e, asJSON, out)
 		},
 	})
+}
+
+// runSync is one sync on an open engine: the engine's work, then the
+// Markdown written atomically. A resident server runs it too.
+func runSync(ctx context.Context, eng *engine.Engine, in syncIn) (syncJSON, error) {
+	res, err := eng.Sync(ctx, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep})
+	if err != nil {
+		return syncJSON{}, fmt.Errorf("sync %s: %w", in.journal, err)
+	}
+	if err := writeAtomic(in.output, []byte(res.Markdown)); err != nil {
+		return syncJSON{}, err
+	}
+	return syncOut(in, res), nil
 }
 
 // syncIn is what one sync call works on, after flags and environment.
@@ -124,9 +146,7 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 	if err != nil {
 		return in, err
 	}
-	if global(c, e, "db") == "" {
-		ecfg.DBPath = filepath.Join(cwd, ".delta", "memory.db")
-	}
+	ecfg.DBPath = syncDBPath(c, e)
 	if ecfg.ConfigFile == "" {
 		if home := cmp.Or(c.String("agent-home"), e.getenv("DELTA_AGENT_HOME")); home != "" {
 			if p := filepath.Join(home, "memory.yaml"); fileExists(p) {
@@ -139,6 +159,15 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 	ecfg.OneConnection = true
 	in.engine = ecfg
 	return in, nil
+}
+
+// syncDBPath is the database sync works on: --db (or DELTA_MEMORY_DB),
+// else .delta/memory.db in the workspace (--cwd, else DELTA_CWD, else .).
+func syncDBPath(c *cli.Context, e env) string {
+	if p := global(c, e, "db"); p != "" {
+		return p
+	}
+	return filepath.Join(cmp.Or(c.String("cwd"), e.getenv("DELTA_CWD"), "."), ".delta", "memory.db")
 }
 
 // keepRecentFlag is --keep-recent, shared by sync, simulate and demo.
@@ -201,7 +230,8 @@ type syncJSON struct {
 	Recalls       []string `json:"recalls"`
 }
 
-func printSync(e env, asJSON bool, in syncIn, res engine.SyncResult) error {
+// syncOut is what a sync did, as `sync --json` prints it.
+func syncOut(in syncIn, res engine.SyncResult) syncJSON {
 	out := syncJSON{
 		Run: res.Import.Run, Journal: in.journal, Output: in.output, NewEvents: res.Import.Added,
 		Iterations: res.Import.Iterations, NewIterations: res.Import.NewIterations, KeepRecent: in.keep,
@@ -216,6 +246,10 @@ func printSync(e env, asJSON bool, in syncIn, res engine.SyncResult) error {
 	for _, r := range res.Step.Recall.Recalls {
 		out.Recalls = append(out.Recalls, fmt.Sprintf("%d-%d (%s: %s)", r.First, r.Last, r.Reason, r.Query))
 	}
+	return out
+}
+
+func printSync(e env, asJSON bool, out syncJSON) error {
 	if asJSON {
 		return writeJSON(e, out)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,11 @@ import (
 // this package. Goal: ≤ 20 ms at 10,000, and flat: the ratio of 10,000 to
 // 100 at most 1.5.
 //
+// mode=resident is the default: the first sync of the workspace (untimed
+// here) starts the resident server, and the timed syncs hand their work to
+// it. mode=cold sets DELTA_MEMORY_RESIDENT=off: each process does all the
+// work itself.
+//
 //	go test ./cmd/delta -run '^$' -bench SyncProcess -benchtime 100x
 func BenchmarkSyncProcess(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "delta")
@@ -29,47 +35,87 @@ func BenchmarkSyncProcess(b *testing.B) {
 	type fixture struct {
 		ws   testrun.Workspace
 		next int
+		f    *os.File
+		env  []string
 	}
-	// One workspace per size, shared by the sub-benchmark's runs (the
+	// One workspace per size, shared by the sub-benchmarks' runs (the
 	// first has b.N = 1), each going on where the last stopped.
 	fixtures := map[int]*fixture{}
-	for _, n := range testrun.Sizes(100, 1000, 10000) {
-		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
-			fx := fixtures[n]
-			if fx == nil {
-				fx = &fixture{ws: testrun.SyncedWorkspace(parent, n)}
-				fixtures[n] = fx
-			}
-			if fx.next+b.N > len(fx.ws.Next) {
-				b.Fatalf("at most %d new iterations in all: use a smaller -benchtime or -count", len(fx.ws.Next))
-			}
-			f, err := os.OpenFile(fx.ws.Journal, os.O_WRONLY|os.O_APPEND, 0o644)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			env := append(os.Environ(), "DELTA_CWD="+fx.ws.Dir, "DELTA_RUN_ID="+testrun.RunID,
-				fmt.Sprintf("DELTA_MEMORY_BUDGET=%d", testrun.WorkspaceBudget))
-			times := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := f.Write(fx.ws.Next[fx.next]); err != nil {
-					b.Fatal(err)
-				}
-				fx.next++
-				cmd := exec.Command(bin, "memory", "sync")
-				cmd.Env = env
-				start := time.Now()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("sync: %v\n%s", err, out)
-				}
-				times = append(times, time.Since(start))
-			}
-			b.StopTimer()
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(times[(len(times)*99)/100].Microseconds())/1000, "p99-ms")
-		})
+	// sync appends the next held-back iteration and runs one sync.
+	sync := func(b *testing.B, fx *fixture, env []string) time.Duration {
+		if fx.next >= len(fx.ws.Next) {
+			b.Fatalf("at most %d new iterations in all: use a smaller -benchtime or -count", len(fx.ws.Next))
+		}
+		if _, err := fx.f.Write(fx.ws.Next[fx.next]); err != nil {
+			b.Fatal(err)
+		}
+		fx.next++
+		cmd := exec.Command(bin, "memory", "sync")
+		cmd.Env = env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("sync: %v\n%s", err, out)
+		}
+		return time.Since(start)
 	}
+	for _, n := range testrun.Sizes(100, 1000, 10000) {
+		for _, mode := range []string{"cold", "resident"} {
+			b.Run(fmt.Sprintf("iterations=%d/mode=%s", n, mode), func(b *testing.B) {
+				fx := fixtures[n]
+				if fx == nil {
+					fx = &fixture{ws: testrun.SyncedWorkspace(parent, n)}
+					f, err := os.OpenFile(fx.ws.Journal, os.O_WRONLY|os.O_APPEND, 0o644)
+					if err != nil {
+						b.Fatal(err)
+					}
+					parent.Cleanup(func() { f.Close() })
+					fx.f = f
+					fx.env = append(os.Environ(), "DELTA_CWD="+fx.ws.Dir, "DELTA_RUN_ID="+testrun.RunID,
+						fmt.Sprintf("DELTA_MEMORY_BUDGET=%d", testrun.WorkspaceBudget), "DELTA_MEMORY_RESIDENT_IDLE=5m")
+					parent.Cleanup(func() {
+						cmd := exec.Command(bin, "memory", "resident", "--stop")
+						cmd.Env = fx.env
+						cmd.Run()
+					})
+					fixtures[n] = fx
+				}
+				env := fx.env
+				if mode == "cold" {
+					env = append(slices.Clip(env), "DELTA_MEMORY_RESIDENT=off")
+				} else if !residentRuns(bin, env) {
+					sync(b, fx, env)
+					waitResident(b, bin, env)
+				}
+				times := make([]time.Duration, 0, b.N)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					times = append(times, sync(b, fx, env))
+				}
+				b.StopTimer()
+				slices.Sort(times)
+				b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(times[(len(times)*99)/100].Microseconds())/1000, "p99-ms")
+			})
+		}
+	}
+}
+
+// residentRuns says whether a resident server answers for env's workspace.
+func residentRuns(bin string, env []string) bool {
+	cmd := exec.Command(bin, "memory", "resident", "--status", "--json")
+	cmd.Env = env
+	out, err := cmd.Output()
+	return err == nil && bytes.Contains(out, []byte(`"running": true`))
+}
+
+// waitResident waits for the server a sync started to listen.
+func waitResident(tb testing.TB, bin string, env []string) {
+	tb.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if residentRuns(bin, env) {
+			return
+		}
+	}
+	tb.Fatal("the first sync started no resident server within 5 s")
 }

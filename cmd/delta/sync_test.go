@@ -159,6 +159,17 @@ func TestSyncInputsAndErrors(t *testing.T) {
 // index: no corruption, no overlapping or duplicate blocks, every event once.
 func TestSyncFromTwoProcessesAtOnce(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{"cold", "resident"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			syncFromTwoProcessesAtOnce(t, mode)
+		})
+	}
+}
+
+// syncFromTwoProcessesAtOnce is TestSyncFromTwoProcessesAtOnce with syncs
+// that do their own work (mode cold) or hand it to a resident server.
+func syncFromTwoProcessesAtOnce(t *testing.T, mode string) {
 	b := setup(t)
 	ws := filepath.Join(b.dir, "ws")
 	journalPath := filepath.Join(ws, ".delta", testrun.RunID, "journal.jsonl")
@@ -169,7 +180,7 @@ func TestSyncFromTwoProcessesAtOnce(t *testing.T) {
 	}
 	defer f.Close()
 	its := plantedIterations(t, 160)
-	env := []string{"DELTA_CWD=" + ws, "DELTA_RUN_ID=" + testrun.RunID, "DELTA_MEMORY_BUDGET=4000"}
+	env := residentEnv(t, mode, []string{"DELTA_CWD=" + ws, "DELTA_RUN_ID=" + testrun.RunID, "DELTA_MEMORY_BUDGET=4000"})
 	for round, next := 0, 0; next < len(its); round++ {
 		for end := min(len(its), next+10+round*3); next < end; next++ {
 			f.Write(its[next])
@@ -189,6 +200,9 @@ func TestSyncFromTwoProcessesAtOnce(t *testing.T) {
 				t.Fatalf("round %d: %v\n%s\n%s", round, err, outs[0], outs[1])
 			}
 		}
+	}
+	if served := residentServed(t, env); mode == "resident" && served < 1 {
+		t.Fatalf("the resident server served %d syncs", served)
 	}
 	db := filepath.Join(ws, ".delta", "memory.db")
 	sdb, err := sqlitedb.Open(context.Background(), db, sqlitedb.Options{})
@@ -251,8 +265,21 @@ func TestSyncFromTwoProcessesAtOnce(t *testing.T) {
 // syncs in this process, which close everything. The files must be the
 // same after every call, the processes must leave the WAL in place, and
 // the recall at iteration 372 must come back in both.
+//
+// Mode resident runs the processes with the resident server: the first
+// sync does its own work and starts the server, the others hand theirs to
+// it, and the files must still be the same.
 func TestSyncProcessesMatchInProcessSyncs(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{"cold", "resident"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			syncProcessesMatchInProcessSyncs(t, mode)
+		})
+	}
+}
+
+func syncProcessesMatchInProcessSyncs(t *testing.T, mode string) {
 	b := setup(t)
 	its := plantedIterations(t, 376)
 	if len(its) != 377 {
@@ -276,7 +303,7 @@ func TestSyncProcessesMatchInProcessSyncs(t *testing.T) {
 	}
 	b.env["DELTA_CWD"] = wss[1].dir
 	b.env["DELTA_RUN_ID"] = testrun.RunID
-	env := []string{"DELTA_CWD=" + wss[0].dir, "DELTA_RUN_ID=" + testrun.RunID}
+	env := residentEnv(t, mode, []string{"DELTA_CWD=" + wss[0].dir, "DELTA_RUN_ID=" + testrun.RunID})
 	ctx := context.Background()
 	memory := func(ws workspace) string {
 		return b.read(t, filepath.Join(ws.dir, ".delta", "context_artifacts", "memory.md"))
@@ -310,5 +337,12 @@ func TestSyncProcessesMatchInProcessSyncs(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(wss[0].dir, ".delta", "memory.db-wal")); err != nil {
 			t.Fatalf("iteration %d: the sync process did not leave the WAL: %v", next, err)
 		}
+	}
+	// 17 calls: the first did its own work and started the server; the
+	// second may have come before it listened.
+	if served := residentServed(t, env); mode == "resident" && served < 15 {
+		t.Fatalf("the resident server served %d of 17 syncs, want at least 15", served)
+	} else if mode == "cold" && served != -1 {
+		t.Fatalf("with DELTA_MEMORY_RESIDENT=off a sync started a resident server (it served %d)", served)
 	}
 }

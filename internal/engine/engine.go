@@ -91,32 +91,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if path == "" {
 		path = DefaultDBPath(os.Getenv)
 	}
-	fc, err := loadSettings(path, cfg.ConfigFile)
-	if err != nil {
-		return nil, err
-	}
-	fcfg := fold.DefaultConfig(0)
-	fc.Apply(&fcfg)
-	if cfg.Budget > 0 {
-		fcfg.Budget = cfg.Budget
-	}
-	if err := fcfg.Validate(); err != nil {
-		return nil, fmt.Errorf("fold settings: %w", err)
-	}
-	rcfg := recall.DefaultConfig()
-	fc.ApplyRecall(&rcfg)
-	if err := rcfg.Validate(); err != nil {
-		return nil, fmt.Errorf("recall settings: %w", err)
-	}
-	tokName := cfg.Tokenizer
-	if tokName == "" {
-		tokName = fc.Tokenizer
-	}
-	tok, err := scoring.NewTokenizer(tokName)
-	if err != nil {
-		return nil, err
-	}
-	ls, err := ResolveLLM(cfg.LLM, fc)
+	p, err := prepare(path, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -129,19 +104,78 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: tok, Config: fcfg, LLMSettings: ls, lockWait: cfg.LockWait}
+	return p.assemble(db, cfg), nil
+}
+
+// OpenOn is Open on a database its caller keeps open across engines, as
+// the resident sync process does: the engine reads its settings afresh,
+// and Release, not Close, ends it, leaving db open. cfg.DBPath must name
+// db's file; MustExist and OneConnection do not apply.
+func OpenOn(db *sqlitedb.DB, cfg Config) (*Engine, error) {
+	if cfg.DBPath != "" && filepath.Clean(cfg.DBPath) != filepath.Clean(db.Path) {
+		return nil, fmt.Errorf("open engine: settings name %s, the open database is %s", cfg.DBPath, db.Path)
+	}
+	p, err := prepare(db.Path, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return p.assemble(db, cfg), nil
+}
+
+// prepared is what Open resolves before it touches the database.
+type prepared struct {
+	fold   fold.Config
+	recall recall.Config
+	tok    scoring.Tokenizer
+	llm    LLMSettings
+}
+
+// prepare reads the settings file and resolves the settings in force.
+func prepare(path string, cfg Config) (prepared, error) {
+	var p prepared
+	fc, err := loadSettings(path, cfg.ConfigFile)
+	if err != nil {
+		return p, err
+	}
+	p.fold = fold.DefaultConfig(0)
+	fc.Apply(&p.fold)
+	if cfg.Budget > 0 {
+		p.fold.Budget = cfg.Budget
+	}
+	if err := p.fold.Validate(); err != nil {
+		return p, fmt.Errorf("fold settings: %w", err)
+	}
+	p.recall = recall.DefaultConfig()
+	fc.ApplyRecall(&p.recall)
+	if err := p.recall.Validate(); err != nil {
+		return p, fmt.Errorf("recall settings: %w", err)
+	}
+	tokName := cfg.Tokenizer
+	if tokName == "" {
+		tokName = fc.Tokenizer
+	}
+	if p.tok, err = scoring.NewTokenizer(tokName); err != nil {
+		return p, err
+	}
+	p.llm, err = ResolveLLM(cfg.LLM, fc)
+	return p, err
+}
+
+// assemble builds the engine's parts over an open database.
+func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
+	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: p.tok, Config: p.fold, LLMSettings: p.llm, lockWait: cfg.LockWait}
 	if e.lockWait <= 0 {
 		e.lockWait = sqlitedb.DefaultBusyTimeout
 	}
-	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: tok, Summarizer: fold.Extractive{}, Config: fcfg}
-	if ls.Summarizer == SummarizerLLM {
-		e.LLM = newLLM(ls, cfg.LLM, tok)
-		e.Folder.Summarizer, e.Folder.Concurrency = e.LLM, ls.Concurrency
+	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: p.tok, Summarizer: fold.Extractive{}, Config: p.fold}
+	if p.llm.Summarizer == SummarizerLLM {
+		e.LLM = newLLM(p.llm, cfg.LLM, p.tok)
+		e.Folder.Summarizer, e.Folder.Concurrency = e.LLM, p.llm.Concurrency
 	}
 	e.Scheduler = &fold.Scheduler{Folder: e.Folder}
-	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(path), rcfg)
+	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(db.Path), p.recall)
 	e.Recall.Warn = cfg.Warn
-	return e, nil
+	return e
 }
 
 // loadSettings reads the explicit config file, or memory.yaml beside the
@@ -170,6 +204,10 @@ func (e *Engine) Close() error {
 func (e *Engine) Leave() error {
 	return errors.Join(e.Recall.Close(), e.db.Leave())
 }
+
+// Release ends an engine made by OpenOn: it closes the index, so that
+// other processes may open it, and leaves the database to its owner.
+func (e *Engine) Release() error { return e.Recall.Close() }
 
 // Path returns the database file's path.
 func (e *Engine) Path() string { return e.db.Path }

@@ -98,6 +98,29 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 	return res, nil
 }
 
+// IndexIfDue catches the recall index up with the run, under the lock
+// syncs take, when it lacks recall.index_every-early iterations (see
+// recall.Recaller.CatchUpIfDue), and flushes it. The resident server calls
+// it with early 1 after answering a sync, so that the catch-up a sync
+// makes once in recall.index_every iterations is not on the agent's path.
+// It reports whether it indexed.
+func (e *Engine) IndexIfDue(ctx context.Context, runID string, early int) (bool, error) {
+	lock, err := e.exclusive(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer lock.Release()
+	run, err := e.Journal.Run(ctx, runID)
+	if err != nil {
+		return false, err
+	}
+	did, err := e.Recall.CatchUpIfDue(ctx, run, early)
+	if err != nil {
+		return false, err
+	}
+	return did, e.Recall.Flush(ctx)
+}
+
 // exclusive takes the database's process lock (memory.db.lock beside it),
 // so that two syncs of one workspace run one after the other: each sees the
 // other's folds and recalls instead of racing them. It waits up to

@@ -289,3 +289,90 @@ func syncTwenty(t *testing.T, eng *engine.Engine, dir string) (*syncFixture, eng
 	}
 	return fx, first
 }
+
+// TestIndexIfDueCatchesUpOneEarly runs syncs as the resident server does:
+// engines made by OpenOn on one kept database, each released, and
+// IndexIfDue(…, 1) after each sync. With index_every 4, the catch-up comes
+// after the sync that leaves the index 3 behind, so no sync finds it due,
+// and Release lets another engine open the index.
+func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, ".delta", "memory.db")
+	writeSettings(t, dbPath, "recall:\n  index_every: 4\n")
+	cfg := engine.Config{DBPath: dbPath, Budget: 8000}
+	eng, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, _ := syncTwenty(t, eng, dir) // indexes the 20
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlitedb.Open(ctx, dbPath, sqlitedb.Options{OneConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	indexed := func(e *engine.Engine) int {
+		t.Helper()
+		run, err := e.Journal.Run(ctx, "bench")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Read.GetContext(ctx, &n, "SELECT indexed_iter FROM recall_state WHERE run_id = ?", run.ID); err != nil {
+			t.Fatal(err)
+		}
+		return run.Iterations - n
+	}
+	for i := 20; i < 30; i++ { // the fixture holds 30
+		fx.append(t, i)
+		e, err := engine.OpenOn(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.eng = e
+		if _, err := e.Sync(ctx, fx.opts); err != nil {
+			t.Fatal(err)
+		}
+		behind := indexed(e)
+		if behind >= 4 {
+			t.Fatalf("iteration %d: the sync found the index %d behind, want the catch-up done before", i+1, behind)
+		}
+		did, err := e.IndexIfDue(ctx, "bench", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := behind >= 3; did != want {
+			t.Fatalf("iteration %d: IndexIfDue with the index %d behind did %v, want %v", i+1, behind, did, want)
+		}
+		if did && indexed(e) != 0 {
+			t.Fatalf("iteration %d: IndexIfDue left %d iterations unindexed", i+1, indexed(e))
+		}
+		if err := e.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Released, the index opens in another engine, and the database is
+	// still open to its owner.
+	other, err := engine.Open(ctx, engine.Config{DBPath: dbPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	run, err := other.Journal.Run(ctx, "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Recall.CatchUp(ctx, run, nil); err != nil {
+		t.Fatalf("another engine could not open the released index: %v", err)
+	}
+	if err := db.Read.PingContext(ctx); err != nil {
+		t.Fatalf("Release closed the database: %v", err)
+	}
+	if _, err := engine.OpenOn(db, engine.Config{DBPath: filepath.Join(dir, "other.db")}); err == nil {
+		t.Fatal("OpenOn with settings naming another database: want an error")
+	}
+}
