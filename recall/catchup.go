@@ -42,7 +42,7 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 // sync, which adds an iteration, then finds nothing due.
 func (r *Recaller) CatchUpIfDue(ctx context.Context, run journal.Run, early int) (bool, error) {
 	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
-	if err != nil || run.Iterations-st.IndexedIter < max(1, r.cfg.IndexEvery-early) {
+	if err != nil || !r.indexDue(st, run, early) {
 		return false, err
 	}
 	_, err = r.catchUp(ctx, run, nil, false)

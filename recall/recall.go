@@ -215,7 +215,7 @@ func (r *Recaller) closeIndex(ctx context.Context, tidy bool) error {
 // failure is left for that caller to meet again.
 func (r *Recaller) Preload(ctx context.Context, run journal.Run) {
 	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
-	if err != nil || !r.indexDue(st, run) {
+	if err != nil || !r.indexDue(st, run, 0) {
 		return
 	}
 	r.mu.Lock()

@@ -91,7 +91,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		from = st.CheckedIter // the newest checked iteration grew
 	}
 	from = max(from, run.Iterations-r.cfg.TTL+1, 1)
-	if r.indexDue(st, run) {
+	if r.indexDue(st, run, 0) {
 		// The catch-up saves the mentions of what it indexes.
 		if _, err := r.catchUp(ctx, run, nil, false); err != nil {
 			return res, err
@@ -377,7 +377,8 @@ func weak(e scoring.Entity) bool {
 }
 
 // indexDue reports whether a step should catch the index up: it lacks
-// Config.IndexEvery iterations of the run or more.
-func (r *Recaller) indexDue(st state, run journal.Run) bool {
-	return run.Iterations-st.IndexedIter >= r.cfg.IndexEvery
+// Config.IndexEvery iterations of the run or more, or, given early, that
+// many fewer (see CatchUpIfDue); never when it lacks none.
+func (r *Recaller) indexDue(st state, run journal.Run, early int) bool {
+	return run.Iterations-st.IndexedIter >= max(1, r.cfg.IndexEvery-early)
 }

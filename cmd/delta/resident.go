@@ -42,29 +42,15 @@ func residentOn(e env) bool {
 }
 
 // residentSync is a sync as the client resolved it, sent to the server.
-// Paths are absolute: the server runs in another directory.
+// Paths are absolute: the server runs in another directory. The engine
+// settings go as they are, but for their functions (Warn), which JSON
+// leaves out.
 type residentSync struct {
-	DBPath     string        `json:"db"`
-	ConfigFile string        `json:"config,omitempty"`
-	Budget     int           `json:"budget,omitempty"`
-	Tokenizer  string        `json:"tokenizer,omitempty"`
-	LLM        residentLLM   `json:"llm"`
-	LockWait   time.Duration `json:"lock_wait,omitempty"`
-	Journal    string        `json:"journal"`
-	Run        string        `json:"run,omitempty"`
-	Output     string        `json:"output"`
-	Keep       int           `json:"keep_recent"`
-}
-
-// residentLLM is engine.LLMConfig without what cannot cross a socket.
-type residentLLM struct {
-	Summarizer  string        `json:"summarizer,omitempty"`
-	Model       string        `json:"model,omitempty"`
-	BaseURL     string        `json:"base_url,omitempty"`
-	APIKey      string        `json:"api_key,omitempty"`
-	Verify      *bool         `json:"verify,omitempty"`
-	Timeout     time.Duration `json:"timeout,omitempty"`
-	Concurrency int           `json:"concurrency,omitempty"`
+	Engine  engine.Config `json:"engine"`
+	Journal string        `json:"journal"`
+	Run     string        `json:"run,omitempty"`
+	Output  string        `json:"output"`
+	Keep    int           `json:"keep_recent"`
 }
 
 // residentReply is the outcome of a served sync: what --json prints, or
@@ -77,30 +63,19 @@ type residentReply struct {
 }
 
 func toResident(in syncIn) (residentSync, error) {
-	abs := func(p string) (string, error) {
-		if p == "" {
-			return "", nil
-		}
-		return filepath.Abs(p)
-	}
-	r := residentSync{
-		Budget: in.engine.Budget, Tokenizer: in.engine.Tokenizer, LockWait: in.engine.LockWait,
-		Run: in.run, Keep: in.keep,
-		LLM: residentLLM{
-			Summarizer: in.engine.LLM.Summarizer, Model: in.engine.LLM.Model, BaseURL: in.engine.LLM.BaseURL,
-			APIKey: in.engine.LLM.APIKey, Verify: in.engine.LLM.Verify, Timeout: in.engine.LLM.Timeout,
-			Concurrency: in.engine.LLM.Concurrency,
-		},
-	}
+	r := residentSync{Engine: in.engine, Run: in.run, Keep: in.keep}
 	var err error
 	for _, p := range []struct {
 		dst *string
 		src string
 	}{
-		{&r.DBPath, in.engine.DBPath}, {&r.ConfigFile, in.engine.ConfigFile},
+		{&r.Engine.DBPath, in.engine.DBPath}, {&r.Engine.ConfigFile, in.engine.ConfigFile},
 		{&r.Journal, in.journal}, {&r.Output, in.output},
 	} {
-		if *p.dst, err = abs(p.src); err != nil {
+		if p.src == "" {
+			continue
+		}
+		if *p.dst, err = filepath.Abs(p.src); err != nil {
 			return r, err
 		}
 	}
@@ -108,17 +83,9 @@ func toResident(in syncIn) (residentSync, error) {
 }
 
 func (r residentSync) syncIn(warn func(string)) syncIn {
-	return syncIn{
-		engine: engine.Config{
-			DBPath: r.DBPath, ConfigFile: r.ConfigFile, Budget: r.Budget, Tokenizer: r.Tokenizer, LockWait: r.LockWait,
-			Warn: warn,
-			LLM: engine.LLMConfig{
-				Summarizer: r.LLM.Summarizer, Model: r.LLM.Model, BaseURL: r.LLM.BaseURL, APIKey: r.LLM.APIKey,
-				Verify: r.LLM.Verify, Timeout: r.LLM.Timeout, Concurrency: r.LLM.Concurrency,
-			},
-		},
-		journal: r.Journal, run: r.Run, output: r.Output, keep: r.Keep,
-	}
+	cfg := r.Engine
+	cfg.Warn = warn
+	return syncIn{engine: cfg, journal: r.Journal, run: r.Run, output: r.Output, keep: r.Keep}
 }
 
 // syncResident hands the sync to the database's resident server. served
@@ -210,8 +177,8 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, nil, fmt.Errorf("read sync request: %w", err)
 	}
-	if filepath.Clean(req.DBPath) != s.path {
-		return nil, nil, fmt.Errorf("this server serves %s, not %s", s.path, req.DBPath)
+	if filepath.Clean(req.Engine.DBPath) != s.path {
+		return nil, nil, fmt.Errorf("this server serves %s, not %s", s.path, req.Engine.DBPath)
 	}
 	if err := s.open(ctx); err != nil {
 		return nil, nil, err

@@ -40,7 +40,7 @@ type Config struct {
 	Tokenizer string
 	// Warn receives warnings that are not failures (an index rebuilt after
 	// it was lost). Nil drops them.
-	Warn func(string)
+	Warn func(string) `json:"-"`
 	// LLM chooses and configures the summarizer.
 	LLM LLMConfig
 	// OneConnection opens the database with one connection for reads and

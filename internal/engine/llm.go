@@ -46,7 +46,7 @@ type LLMConfig struct {
 	Concurrency int
 	// Sleep, if set, replaces the wait between retries of a rate-limited
 	// call (tests).
-	Sleep func(ctx context.Context, d time.Duration) error
+	Sleep func(ctx context.Context, d time.Duration) error `json:"-"`
 }
 
 // LLMSettings are the summarizer settings in force, after precedence.
