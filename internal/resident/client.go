@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -44,6 +45,9 @@ func call(ctx context.Context, sock string, req Request) (Reply, error) {
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
 	defer stop()
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		if hungUp(err) {
+			return Reply{}, fmt.Errorf("%w: it hung up: %v", ErrNoServer, err)
+		}
 		return Reply{}, fmt.Errorf("resident: send: %w", err)
 	}
 	var r Reply
@@ -51,9 +55,20 @@ func call(ctx context.Context, sock string, req Request) (Reply, error) {
 		if ctx.Err() != nil {
 			return Reply{}, ctx.Err()
 		}
+		if hungUp(err) {
+			return Reply{}, fmt.Errorf("%w: it hung up without a reply: %v", ErrNoServer, err)
+		}
 		return Reply{}, fmt.Errorf("resident: the server hung up without a reply: %w", err)
 	}
 	return r, nil
+}
+
+// hungUp says that the server dropped the connection: a server on its way
+// out (stopped, idle, or giving way to another build) drops those still
+// queued, so for the caller there is no server.
+func hungUp(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // logKeep bounds a server's log: a spawn past it starts the log over.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,27 @@ func TestCallWithoutServer(t *testing.T) {
 	}
 	if _, err := Call(context.Background(), sock, "x", nil); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("Call to a stale socket file: %v, want ErrNoServer", err)
+	}
+}
+
+func TestServerHangingUpIsNoServer(t *testing.T) {
+	sock := testSocket(t)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close() // as a server on its way out does
+		}
+	}()
+	if _, err := Call(context.Background(), sock, OpStop, nil); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Call to a server that hangs up: %v, want ErrNoServer", err)
 	}
 }
 
