@@ -20,9 +20,6 @@ type Query struct {
 	Limit int
 	// DryRun finds and ranks without recording a recall.
 	DryRun bool
-	// Visible keeps the hits shown in full already, which a recall skips;
-	// with DryRun it ranks the whole run, as an evaluation needs.
-	Visible bool
 	// Fill asks for hits to fill a window's room rather than a short
 	// list: see Retrieve.
 	Fill bool
@@ -32,7 +29,8 @@ type Query struct {
 func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 
 // Retrieve runs an explicit recall over a run: BM25 over its iteration and
-// block documents, keeping hits not already shown in full, and records
+// block documents, ranking what the window shows in full too (such a hit
+// says so in Recall.Visible), and records
 // them so that the next context shows them in the Retrieved partition. It
 // returns the hits as recorded, best first.
 //
@@ -80,14 +78,17 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || q.Fill && holdsIteration(hits, h)) {
 			continue
 		}
-		if !q.Visible {
-			full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
-			if err != nil {
-				return nil, err
+		if q.Fill && h.Last >= run.Iterations {
+			// The current step, which asked: it shows in full, and it
+			// matches its own words best.
+			if h.First >= run.Iterations {
+				continue
 			}
-			if full == h.Last-h.First+1 {
-				continue // already visible in full
-			}
+			h.Last = run.Iterations - 1
+		}
+		full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
+		if err != nil {
+			return nil, err
 		}
 		first, last := h.First, h.Last
 		if h.Kind == KindIteration && focus && r.cfg.Context > 0 {
@@ -97,7 +98,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 			}
 		}
 		picked = append(picked, Recall{First: first, Last: last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score,
-			Matched: [2]int{h.First, h.Last}})
+			Matched: [2]int{h.First, h.Last}, Visible: full == h.Last-h.First+1})
 	}
 	if q.DryRun {
 		return picked, nil

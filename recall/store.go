@@ -36,6 +36,9 @@ type Recall struct {
 	// Matched is the range the search matched, within First..Last, which
 	// adds the context around it; set on what Retrieve returns, not stored.
 	Matched [2]int `json:"-"`
+	// Visible says the matched range shows in full in the window already
+	// (Working); set on what Retrieve returns, not stored.
+	Visible bool `json:"-"`
 }
 
 // Active reports whether the recall shows at iteration now.

@@ -292,12 +292,13 @@ type ContextOptions struct {
 // Context compiles the run's context window under the configured budget,
 // with the active recalls in the Retrieved partition.
 func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptions) (*window.Context, error) {
-	recalled, err := e.recalled(ctx, run, opts.KeepRenders)
+	recalled, focused, err := e.recalled(ctx, run, opts.KeepRenders)
 	if err != nil {
 		return nil, err
 	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
 		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled, Native: opts.Native,
+		Focus: focused,
 	})
 }
 

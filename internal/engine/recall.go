@@ -29,14 +29,26 @@ const (
 
 // recalled renders the run's active recalls for the Retrieved partition,
 // most wanted first. Iterations shown in full in Working are left out.
-func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]window.Recalled, error) {
+// focus reports whether the current step asks memory a question: an
+// explicit recall was made (or refreshed) at the newest iteration.
+func focus(active []recall.Recall, now int) bool {
+	for _, r := range active {
+		if r.Reason == recall.ReasonExplicit && r.Since == now {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]window.Recalled, bool, error) {
 	if run.Iterations == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	active, err := e.Recall.Active(ctx, run.ID, run.Iterations)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	focused := focus(active, run.Iterations)
 	if len(active) > maxOffered {
 		active = active[:maxOffered]
 	}
@@ -48,9 +60,9 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]wi
 	room := e.Config.Budget - e.Config.StaticBudget()
 	var prev recall.Recall
 	for _, r := range active {
-		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0, keep)
+		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0, keep, focused)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if rt.folded == 0 {
 			continue // all of it shows in full already
@@ -63,18 +75,19 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]wi
 		}
 		prev = r
 		out = append(out, window.Recalled{Name: name, Source: fmt.Sprintf("recall:%d", r.ID),
-			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens})
+			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)}})
 	}
-	return out, nil
+	return out, focused, nil
 }
 
 // sameRecallName heads a recall's section when the one before it came
-// from the same query.
+// from the same query, which that one's heading names: the range alone,
+// so that a recall of many short hits spends its room on them.
 func sameRecallName(r recall.Recall) string {
 	if r.Last != r.First {
-		return fmt.Sprintf("Iterations %d-%d (same query)", r.First, r.Last)
+		return fmt.Sprintf("Iterations %d-%d", r.First, r.Last)
 	}
-	return fmt.Sprintf("Iteration %d (same query)", r.First)
+	return fmt.Sprintf("Iteration %d", r.First)
 }
 
 // recallName heads a recall's section: what came back and why.
@@ -102,8 +115,11 @@ type recallRender struct {
 }
 
 // recallText renders the folded iterations of first..last as L1 lines and,
-// when wantFull and the range is short enough, in full (L0).
-func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep bool) (recallRender, error) {
+// when wantFull and the range is short enough, in full (L0). With visible,
+// the iterations Working shows in full are rendered too, all but the
+// newest: a window that focuses on the recall (window.Options.Focus)
+// leaves them out of Working instead.
+func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep, visible bool) (recallRender, error) {
 	var rr recallRender
 	last = min(last, run.Iterations)
 	if first > last {
@@ -115,9 +131,13 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	}
 	var folded []int
 	var lb strings.Builder
+	settled := true
 	for _, nt := range notes {
 		if nt.Block == "" {
-			continue
+			if !visible || nt.Number >= run.Iterations {
+				continue
+			}
+			settled = false
 		}
 		folded = append(folded, nt.Number)
 		lb.WriteString(nt.L1)
@@ -139,7 +159,8 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	// A lone iteration's rendering leaves out its own heading, which would
 	// say again what the section's heading says, unless it says how the
 	// iteration failed.
-	rs, err := e.renderings(ctx, run.ID, folded, maxOut, first == last, keep)
+	// Only folded iterations' renderings are kept: they no longer change.
+	rs, err := e.renderings(ctx, run.ID, folded, maxOut, first == last, keep && settled)
 	if err != nil {
 		return rr, err
 	}
@@ -160,6 +181,9 @@ type Retrieved struct {
 	// the context brought back around it.
 	Matched [2]int  `json:"matched"`
 	Score   float64 `json:"score"`
+	// Visible says the matched iterations show in full in the window
+	// already; the Retrieved partition does not show them twice.
+	Visible bool    `json:"visible"`
 	Block   *string `json:"block"`
 	Reason  string  `json:"reason"`
 	// Content is the hit's folded iterations, in full while they fit the
@@ -189,7 +213,7 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 			return nil, err
 		}
 		for _, h := range hits {
-			rt, err := e.recallText(ctx, run, h.First, h.Last, true, false)
+			rt, err := e.recallText(ctx, run, h.First, h.Last, true, false, true)
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +232,7 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 	out := make([]Retrieved, 0, len(hits))
 	for i, h := range hits {
 		rt := texts[i]
-		r := Retrieved{Kind: recall.KindIteration, Iterations: [2]int{h.First, h.Last}, Matched: h.Matched, Score: h.Score, Reason: h.Reason,
+		r := Retrieved{Kind: recall.KindIteration, Iterations: [2]int{h.First, h.Last}, Matched: h.Matched, Score: h.Score, Visible: h.Visible, Reason: h.Reason,
 			ID: h.ID, Since: h.Since, Expires: h.Expires}
 		if h.Block != "" {
 			b := h.Block
@@ -227,53 +251,26 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 }
 
 // fill finds the hits of a recall with no limit: best first, as many as
-// the window can show in full, skipping a hit too long for what is left so
-// that one long range does not keep the shorter ones after it out. When
-// they want more than the window leaves, and it is not a dry run, the
-// oldest Working iterations are folded to make room, up to the window's
-// recall ceiling (window.Context.RecallCeiling). It returns the hits,
-// their texts and the room they were fitted to.
+// the window can show in full when the current step asks memory
+// (window.Context.FocusRoom), skipping a hit too long for what is left so
+// that one long range does not keep the shorter ones after it out. It
+// returns the hits, their texts and the room they were fitted to.
 func (e *Engine) fill(ctx context.Context, run journal.Run, q recall.Query) ([]recall.Recall, []recallRender, int, error) {
 	cw, err := e.Context(ctx, run, ContextOptions{})
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	// A recall with no limit is the current step asking memory a
+	// question: the window it leaves gives Retrieved the room of the
+	// summaries and older turns (window.Options.Focus), at render time,
+	// so no fold is needed for it.
 	share := e.Config.RetrievedBudget()
-	room, ceiling := max(share, cw.RecallRoom(e.Config)), max(share, cw.RecallCeiling(e.Config))
-	if q.DryRun {
-		room = ceiling // a recall would make the room
-	}
-	c, err := e.fillHits(ctx, run, q, ceiling)
+	room := max(share, cw.FocusRoom())
+	c, err := e.fillHits(ctx, run, q, room)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if want := c.used; want > room && !q.DryRun {
-		res, err := e.Scheduler.MakeRoom(ctx, run.ID, want-room)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		if len(res.Folds) > 0 {
-			// What was folded to make room can be recalled now.
-			if cw, err = e.Context(ctx, run, ContextOptions{}); err != nil {
-				return nil, nil, 0, err
-			}
-			room = max(share, cw.RecallRoom(e.Config))
-			if c, err = e.fillHits(ctx, run, q, room); err != nil {
-				return nil, nil, 0, err
-			}
-		}
-	}
-	// Fitted to the ceiling, the candidates may want more than the room.
-	left, n := room, 0
-	for i := range c.hits {
-		if n > 0 && c.costs[i] > left {
-			continue
-		}
-		left -= c.costs[i]
-		c.hits[n], c.texts[n] = c.hits[i], c.texts[i]
-		n++
-	}
-	return c.hits[:n], c.texts[:n], room, nil
+	return c.hits, c.texts, room, nil
 }
 
 // candidates are the hits of a fill fitted to some room, with their texts
@@ -306,7 +303,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 		if room-c.used < 16 || skips >= maxSkips {
 			break
 		}
-		rt, err := e.recallText(ctx, run, h.First, h.Last, true, false)
+		rt, err := e.recallText(ctx, run, h.First, h.Last, true, false, true)
 		if err != nil {
 			return c, err
 		}

@@ -48,7 +48,7 @@ func ask(ctx context.Context, eng *engine.Engine, d *Dialogue, question string, 
 	}
 	var out shown
 	if rank {
-		hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{question}, Limit: rankDepth, DryRun: true, Visible: true})
+		hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{question}, Limit: rankDepth, DryRun: true})
 		if err != nil {
 			return shown{}, fmt.Errorf("rank for %q: %w", question, err)
 		}

@@ -75,11 +75,29 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 
 	f := fitter{tok: tok, memo: newMemo()}
 	f.fitStatic(&static)
-	f.fitBlocks(&long, &c.Omitted)
-	f.fitBlocks(&short, &c.Omitted)
-	var recallOmitted []string
-	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
 	f.fitTail(&dynamic, &c.Omitted)
+	c.focusRoom = cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) -
+		f.titlesCost(&long) - f.titlesCost(&short) - f.newestCost(working)
+	var recallOmitted []string
+	if opts.Focus {
+		// The current step asks memory a question: the answer is more
+		// likely in recalled detail than in summaries or the turns before
+		// the question. Retrieved is fitted first, to all but the block
+		// titles (the map of the run) and the current step; the summaries
+		// and Working take what it leaves, up to their shares.
+		retrieved.Budget = max(retrieved.Budget, c.focusRoom)
+		c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
+		shown = dropRecalled(&working, shown, opts.Recalled, c.Recalls)
+		left := cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.cost(&retrieved) - f.newestCost(working)
+		long.Budget = max(0, min(long.Budget, left-f.titlesCost(&short)))
+		f.fitBlocks(&long, &c.Omitted)
+		short.Budget = max(0, min(short.Budget, left-f.cost(&long)))
+		f.fitBlocks(&short, &c.Omitted)
+	} else {
+		f.fitBlocks(&long, &c.Omitted)
+		f.fitBlocks(&short, &c.Omitted)
+		c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
+	}
 	used := 0
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
 		used += f.cost(p)
@@ -115,6 +133,11 @@ func (c *Context) RecallCeiling(cfg fold.Config) int {
 	return cfg.Budget - margin(cfg.Budget) - c.tokensBut(Retrieved, Working) - cfg.WorkingBudget()/2
 }
 
+// FocusRoom is the most the Retrieved partition may take when the current
+// step asks memory a question (Options.Focus): the budget less Static,
+// Dynamic, the block titles and the newest Working iteration.
+func (c *Context) FocusRoom() int { return c.focusRoom }
+
 // RecallRoom is the room the Retrieved partition of this window has for
 // recalls: its own and what the other partitions leave (see
 // spillRetrieved).
@@ -131,6 +154,33 @@ func (c *Context) tokensBut(names ...string) int {
 		}
 	}
 	return n
+}
+
+// dropRecalled leaves out of Working, but for its newest iteration, the
+// iterations a recall shown in the Retrieved partition covers, and returns
+// the notes of those left.
+func dropRecalled(working *Partition, notes []*fold.Note, recalls []Recalled, how map[string]string) []*fold.Note {
+	if len(notes) < 2 {
+		return notes
+	}
+	covered := func(n int) bool {
+		for _, r := range recalls {
+			if how[r.Source] != ShownOmitted && r.Covers[0] <= n && n <= r.Covers[1] {
+				return true
+			}
+		}
+		return false
+	}
+	var keepSecs []Section
+	var keepNotes []*fold.Note
+	for i, n := range notes {
+		if i < len(notes)-1 && covered(n.Number) {
+			continue
+		}
+		keepSecs, keepNotes = append(keepSecs, working.Sections[i]), append(keepNotes, n)
+	}
+	working.Sections = keepSecs
+	return keepNotes
 }
 
 // olderThan returns the notes of iterations numbered below n.

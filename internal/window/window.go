@@ -57,7 +57,8 @@ type Context struct {
 	// Recalls says how each offered recall showed, by its Source.
 	Recalls map[string]string `json:"recalls,omitempty"`
 
-	markdown string
+	markdown  string
+	focusRoom int
 }
 
 // Markdown returns the window as one Markdown document.
@@ -77,6 +78,13 @@ type Options struct {
 	// as Delta Engine's journal source does next to `delta memory sync`:
 	// they are left out of Working, and the rest of the window is as usual.
 	Native int
+	// Focus says the current step asks memory a question (an explicit
+	// recall made at the newest iteration): the Retrieved partition is
+	// fitted before Long-term, Short-term and Working and may take all of
+	// the budget but Static, Dynamic, the blocks' first lines and the
+	// newest iteration (Context.FocusRoom); the others keep what is left,
+	// up to their shares.
+	Focus bool
 }
 
 // Recalled is a recall offered to the Retrieved partition.
@@ -93,6 +101,11 @@ type Recalled struct {
 	// so that the fitter need not count them again.
 	FullTokens  int
 	LinesTokens int
+	// Covers is the range of iterations the recall holds. A focused
+	// window (Options.Focus) leaves a Working iteration out when a recall
+	// shown in the Retrieved partition covers it, so as to show nothing
+	// twice.
+	Covers [2]int
 }
 
 // How a recall showed in the window.
