@@ -65,7 +65,11 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 			ids = appendEntity(ids, k)
 		}
 	}
-	hits, err := ix.search(ctx, lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * 3})
+	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * 3}
+	hits, err := ix.search(ctx, l)
+	if err == nil && q.Fill {
+		hits, err = r.secondHop(ctx, ix, run.ID, l, hits)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +95,16 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 			return nil, err
 		}
 		first, last := h.First, h.Last
-		if h.Kind == KindIteration && focus && r.cfg.Context > 0 {
+		switch {
+		case h.Kind != KindIteration:
+		case focus && r.cfg.Context > 0:
 			lo, hi := widen(picked, first, last, r.cfg.Context, run.Iterations)
 			if first, last, err = r.trimContext(ctx, run.ID, h, lo, hi); err != nil {
+				return nil, err
+			}
+		case q.Fill:
+			lo, hi := widen(picked, first, last, 1, max(1, run.Iterations-1))
+			if first, last, err = r.exchange(ctx, run.ID, h, lo, hi); err != nil {
 				return nil, err
 			}
 		}

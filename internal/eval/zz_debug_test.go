@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory/internal/locomo"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 func TestZZLoss(t *testing.T) {
@@ -76,4 +77,37 @@ func TestZZLoss(t *testing.T) {
 		bm.close()
 	}
 	os.WriteFile("/tmp/ev/loss.txt", []byte(out.String()), 0o644)
+}
+
+func TestZZOrder(t *testing.T) {
+	qs := os.Getenv("ZZ_QS")
+	if qs == "" {
+		t.Skip()
+	}
+	ci, _ := strconv.Atoi(os.Getenv("ZZ_C"))
+	convs, _ := locomo.Load(filepath.Join(devData, "locomo", "locomo-dev.json"))
+	ctx := context.Background()
+	opts := Options{Budget: 4000}
+	dir, cleanup, _ := opts.workDir()
+	defer cleanup()
+	c := &convs[ci]
+	d := LoCoMoDialogue(c)
+	ws, _ := newWorkspace(ctx, dir, opts.Engine, &d)
+	bm, _ := newBM25Index(&d)
+	ranked, _ := bm.rank(ctx, qs)
+	eng, done, _ := ws.fresh(ctx)
+	defer done()
+	run, _ := eng.Journal.Run(ctx, d.ID)
+	hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{qs}, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40 && i < len(ranked); i++ {
+		fmt.Printf("bm25 %d %s\n", i, d.Turns[ranked[i]].Line[:min(90, len(d.Turns[ranked[i]].Line))])
+	}
+	for i, h := range hits {
+		if i < 40 {
+			fmt.Printf("delta %d %v %v %.3f %s\n", i, h.Iterations, h.Matched, h.Score, d.Turns[h.Matched[0]-1].Line[:min(80, len(d.Turns[h.Matched[0]-1].Line))])
+		}
+	}
 }

@@ -1,0 +1,189 @@
+package recall
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// Second-hop recall (pseudo-relevance feedback). A question whose answer
+// spans several turns ("what do both of them do for fun?") matches the
+// turn that names its words, but the others say it in words of their own:
+// the activity, the place, the person. Those words tend to recur among the
+// best first hits. A second search with the question and them finds the
+// other turns, and reciprocal-rank fusion of both rankings keeps what the
+// question itself matched on top: a turn needs a good rank in the first
+// search, or in both, to rise.
+const (
+	// feedbackDocs is how many of the first search's best iteration hits
+	// give the expansion words.
+	feedbackDocs = 5
+	// minFeedback is how many of them must hold a word: a word of one hit
+	// alone describes that hit, which is found already.
+	minFeedback = 2
+	// expansionWords bounds the words added to the question.
+	expansionWords = 8
+	// rrfK damps reciprocal-rank fusion, at the value its authors found
+	// robust across collections (Cormack et al., 2009).
+	rrfK = 60
+)
+
+// secondHop runs the second search of a fill recall and fuses it with the
+// first. It returns hits unchanged when the first hits share no words
+// worth adding.
+func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l lookup, hits []Hit) ([]Hit, error) {
+	words, err := r.expansion(ctx, ix, run, l.words, hits)
+	if err != nil || len(words) == 0 {
+		return hits, err
+	}
+	l2 := l
+	l2.words = l.words + " " + strings.Join(words, " ")
+	more, err := ix.search(ctx, l2)
+	if err != nil {
+		return nil, err
+	}
+	return fuse(hits, more), nil
+}
+
+// expansion picks the words of the best first hits that recur among them
+// and are rare in the run, best first: feedback documents holding the word
+// times its inverse document frequency.
+func (r *Recaller) expansion(ctx context.Context, ix *index, run, question string, hits []Hit) ([]string, error) {
+	an := ix.bi.Mapping().AnalyzerNamed(analyzerText)
+	if an == nil {
+		return nil, nil
+	}
+	asked := map[string]bool{}
+	for _, t := range an.Analyze([]byte(question)) {
+		asked[string(t.Term)] = true
+	}
+	held := map[string]int{}
+	docs := 0
+	for _, h := range hits {
+		if docs == feedbackDocs {
+			break
+		}
+		if h.Kind != KindIteration {
+			continue
+		}
+		it, err := r.journal.Iteration(ctx, run, h.First, journal.ReadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		docs++
+		seen := map[string]bool{}
+		for _, t := range an.Analyze([]byte(iterationDoc(it).text)) {
+			w := string(t.Term)
+			if !seen[w] && !asked[w] && len(w) > 2 {
+				seen[w] = true
+				held[w]++
+			}
+		}
+	}
+	type scored struct {
+		word  string
+		score float64
+	}
+	var cands []scored
+	for w, n := range held {
+		if n >= minFeedback {
+			cands = append(cands, scored{word: w})
+		}
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	total, dfs, err := ix.docFreqs(ctx, fieldText, func(yield func(string) bool) {
+		for _, c := range cands {
+			if !yield(c.word) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		df := dfs[c.word]
+		// A word in a tenth of the run or more says little of any turn.
+		if df == 0 || df*10 > total {
+			continue
+		}
+		c.score = float64(held[c.word]) * math.Log(float64(total)/float64(df))
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.word, b.word))
+	})
+	words := make([]string, 0, expansionWords)
+	for _, c := range out {
+		if len(words) == expansionWords {
+			break
+		}
+		words = append(words, c.word)
+	}
+	return words, nil
+}
+
+// docFreqs counts the documents holding each word in field f, and the
+// documents of the index.
+func (ix *index) docFreqs(ctx context.Context, f string, words func(func(string) bool)) (int, map[string]int, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return 0, nil, fmt.Errorf("read recall index: %w", err)
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		return 0, nil, fmt.Errorf("read recall index: %w", err)
+	}
+	defer rd.Close()
+	total, err := rd.DocCount()
+	if err != nil {
+		return 0, nil, fmt.Errorf("read recall index: %w", err)
+	}
+	out := map[string]int{}
+	for w := range words {
+		tfr, err := rd.TermFieldReader(ctx, []byte(w), f, false, false, false)
+		if err != nil {
+			return 0, nil, fmt.Errorf("read recall index: %w", err)
+		}
+		out[w] = int(tfr.Count())
+		tfr.Close()
+	}
+	return int(total), out, nil
+}
+
+// fuse merges two rankings of hits by reciprocal-rank fusion: a hit scores
+// the sum of 1/(rrfK+rank) over the rankings that hold it. Ties keep the
+// first ranking's order. The fused score replaces the BM25 one.
+func fuse(first, second []Hit) []Hit {
+	type key struct {
+		kind, block string
+		first, last int
+	}
+	k := func(h Hit) key { return key{h.Kind, h.Block, h.First, h.Last} }
+	at := make(map[key]int, len(first)+len(second))
+	out := make([]Hit, 0, len(first)+len(second))
+	for i, h := range first {
+		at[k(h)] = len(out)
+		h.Score = 1 / float64(rrfK+i+1)
+		out = append(out, h)
+	}
+	for i, h := range second {
+		s := 1 / float64(rrfK+i+1)
+		if j, ok := at[k(h)]; ok {
+			out[j].Score += s
+			continue
+		}
+		h.Score = s
+		out = append(out, h)
+	}
+	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}
