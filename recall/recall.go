@@ -67,6 +67,11 @@ type Config struct {
 	// SQLite) and by explicit recalls (which catch the index up first),
 	// and a sync leaves the index closed.
 	IndexEvery int
+	// SecondHop is how many words a recall that fills the window (a
+	// question to memory) takes from its best first hits for a second
+	// search, whose ranking is fused with the first (default 8; -1 for
+	// none): see secondhop.go.
+	SecondHop int
 }
 
 // maxIndexEvery bounds Config.IndexEvery: an explicit recall catches up
@@ -75,7 +80,7 @@ const maxIndexEvery = 1024
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8}
 }
 
 func (c Config) withDefaults() Config {
@@ -107,6 +112,12 @@ func (c Config) withDefaults() Config {
 	case c.Context < 0:
 		c.Context = 0
 	}
+	switch {
+	case c.SecondHop == 0:
+		c.SecondHop = d.SecondHop
+	case c.SecondHop < 0:
+		c.SecondHop = 0
+	}
 	return c
 }
 
@@ -126,6 +137,9 @@ func (c Config) Validate() error {
 	}
 	if c.IndexEvery < 0 || c.IndexEvery > maxIndexEvery {
 		return fmt.Errorf("recall index_every %d: want 1 to %d iterations", c.IndexEvery, maxIndexEvery)
+	}
+	if c.SecondHop > 64 {
+		return fmt.Errorf("recall second_hop %d: want -1 (none) to 64 words", c.SecondHop)
 	}
 	if c.Context > 8 {
 		return fmt.Errorf("recall context %d: want -1 (none) to 8 iterations", c.Context)

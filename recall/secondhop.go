@@ -26,8 +26,6 @@ const (
 	// minFeedback is how many of them must hold a word: a word of one hit
 	// alone describes that hit, which is found already.
 	minFeedback = 2
-	// expansionWords bounds the words added to the question.
-	expansionWords = 8
 	// rrfK damps reciprocal-rank fusion, at the value its authors found
 	// robust across collections (Cormack et al., 2009).
 	rrfK = 60
@@ -37,6 +35,9 @@ const (
 // first. It returns hits unchanged when the first hits share no words
 // worth adding.
 func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l lookup, hits []Hit) ([]Hit, error) {
+	if r.cfg.SecondHop <= 0 {
+		return hits, nil
+	}
 	words, err := r.expansion(ctx, ix, run, l.words, hits)
 	if err != nil || len(words) == 0 {
 		return hits, err
@@ -121,9 +122,9 @@ func (r *Recaller) expansion(ctx context.Context, ix *index, run, question strin
 	slices.SortFunc(out, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.word, b.word))
 	})
-	words := make([]string, 0, expansionWords)
+	words := make([]string, 0, r.cfg.SecondHop)
 	for _, c := range out {
-		if len(words) == expansionWords {
+		if len(words) == r.cfg.SecondHop {
 			break
 		}
 		words = append(words, c.word)

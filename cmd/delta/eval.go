@@ -41,8 +41,12 @@ func evalFlags(what string) []cli.Flag {
 		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "evaluate the first N " + what + " only (default: all)"},
 		&cli.StringFlag{Name: "keep", Usage: "keep the eval's databases in DIR, for inspection (default: a temporary directory, removed)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		&cli.BoolFlag{Name: "cv", Usage: "also cross-validate the recall settings: each held-out part is evaluated with the setting that did best on the others (" + cvCost + ")"},
 	}
 }
+
+// cvCost says what --cv costs.
+var cvCost = fmt.Sprintf("%d settings, each evaluated once more", len(eval.Candidates))
 
 func evalLoCoMoCommand(e env) *cli.Command {
 	return command(&cli.Command{
@@ -58,8 +62,13 @@ Reported per category (multi-hop, temporal, open-domain, single-hop, adversarial
 with the mean context tokens, beside the recent and bm25-turns baselines. Malformed evidence
 ids ("D8:6; D9:17", "D:11:26") are parsed where possible and counted.
 
+With --cv, each conversation is also evaluated with every recall setting eval tries
+(recall.focus, recall.second_hop), and reported with the one that did best on the other
+conversations: held-out figures, beside the figures of the default settings on the whole file.
+
 Examples:
    delta memory eval locomo locomo10.json
+   delta memory eval locomo --cv --budget 2000 locomo10.json
    delta memory eval locomo --budget 8000 --limit 2 --json locomo10.json > locomo.json`,
 		Flags: evalFlags("conversations"),
 		Action: evalAction(e, "locomo", func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
@@ -92,8 +101,12 @@ left out as in the official scripts:
 beside the recent and bm25-turns baselines and the paper's Table 2 (a dense retriever on
 LongMemEval_M, a haystack ten times larger).
 
+With --cv, the questions are split in three parts (question i in part i mod 3), and each
+part is reported with the recall setting that did best on the other two.
+
 Examples:
    delta memory eval longmemeval longmemeval_s_cleaned.json
+   delta memory eval longmemeval --cv longmemeval_s_cleaned.json
    delta memory eval longmemeval --limit 20 --json questions/ > lme.json`,
 		Flags: evalFlags("questions"),
 		Action: evalAction(e, "longmemeval", func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
@@ -147,7 +160,7 @@ func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error
 	if c.Int("limit") < 0 {
 		return "", opts, usagef("pass a positive number, e.g. --limit 2", "--limit %d: want a positive number", c.Int("limit"))
 	}
-	opts.Limit, opts.Dir = c.Int("limit"), c.String("keep")
+	opts.Limit, opts.Dir, opts.CrossValidate = c.Int("limit"), c.String("keep"), c.Bool("cv")
 	opts.Budget = eval.DefaultBudget
 	if b := global(c, e, "budget"); b != "" {
 		n, err := strconv.Atoi(b)

@@ -47,6 +47,7 @@ type FileConfig struct {
 		Focus             int     `yaml:"focus" json:"focus"`
 		Context           int     `yaml:"context" json:"context"`
 		IndexEvery        int     `yaml:"index_every" json:"index_every"`
+		SecondHop         int     `yaml:"second_hop" json:"second_hop"`
 	} `yaml:"recall" json:"recall"`
 	Importance *struct {
 		Recency     float64 `yaml:"recency" json:"recency"`
@@ -157,6 +158,9 @@ func (fc FileConfig) ApplyRecall(c *recall.Config) {
 	}
 	if r.Focus != 0 {
 		c.Focus = r.Focus
+	}
+	if r.SecondHop != 0 {
+		c.SecondHop = r.SecondHop
 	}
 	if r.Context != 0 {
 		c.Context = r.Context

@@ -43,6 +43,9 @@ type Config struct {
 	Warn func(string) `json:"-"`
 	// LLM chooses and configures the summarizer.
 	LLM LLMConfig
+	// Recall, when set, changes the recall settings after the settings
+	// file: an eval tries several that way (eval.Candidates).
+	Recall func(*recall.Config) `json:"-"`
 	// OneConnection opens the database with one connection for reads and
 	// writes (see sqlitedb.Options.OneConnection): for a short process
 	// with one flow of work, such as a sync.
@@ -147,6 +150,9 @@ func prepare(path string, cfg Config) (prepared, error) {
 	}
 	p.recall = recall.DefaultConfig()
 	fc.ApplyRecall(&p.recall)
+	if cfg.Recall != nil {
+		cfg.Recall(&p.recall)
+	}
 	if err := p.recall.Validate(); err != nil {
 		return p, fmt.Errorf("recall settings: %w", err)
 	}

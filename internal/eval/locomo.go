@@ -33,7 +33,9 @@ type LoCoMoReport struct {
 	// conversation; they are left out of the evidence.
 	UnknownEvidence int     `json:"unknown_evidence"`
 	Rows            []Row   `json:"rows"`
-	Seconds         float64 `json:"seconds"`
+	// CrossValidation, when asked for, holds the held-out figures.
+	CrossValidation *CrossValidation `json:"cross_validation,omitempty"`
+	Seconds         float64          `json:"seconds"`
 }
 
 // maxExamples bounds the malformed entries quoted in a report.
@@ -58,16 +60,20 @@ func LoCoMo(ctx context.Context, convs []locomo.Conversation, opts Options) (*Lo
 	for _, c := range convs {
 		total += len(c.Questions)
 	}
+	if opts.CrossValidate {
+		total *= 1 + len(Candidates)
+	}
 	var t tally
 	done := 0
+	step := func(run string) {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(Progress{Done: done, Total: total, Run: run})
+		}
+	}
 	for ci := range convs {
 		c := &convs[ci]
-		if err := locomoConversation(ctx, c, filepath.Join(dir, fmt.Sprintf("conv%d", ci+1)), opts, rep, &t, func() {
-			done++
-			if opts.Progress != nil {
-				opts.Progress(Progress{Done: done, Total: total, Run: c.ID})
-			}
-		}); err != nil {
+		if err := locomoConversation(ctx, c, filepath.Join(dir, fmt.Sprintf("conv%d", ci+1)), opts, rep, &t, func() { step(c.ID) }); err != nil {
 			return nil, fmt.Errorf("locomo %s: %w", c.ID, err)
 		}
 	}
@@ -76,6 +82,11 @@ func LoCoMo(ctx context.Context, convs []locomo.Conversation, opts Options) (*Lo
 		cats = append(cats, locomo.Categories[i])
 	}
 	rep.Rows = t.result(cats)
+	if opts.CrossValidate {
+		if rep.CrossValidation, err = locomoCrossValidation(ctx, convs, opts, step); err != nil {
+			return nil, err
+		}
+	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }

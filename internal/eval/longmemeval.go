@@ -25,7 +25,9 @@ type LongMemEvalReport struct {
 	NoEvidence int       `json:"questions_without_evidence"`
 	Rows       []Row     `json:"rows"`
 	Reference  Reference `json:"reference"`
-	Seconds    float64   `json:"seconds"`
+	// CrossValidation, when asked for, holds the held-out figures.
+	CrossValidation *CrossValidation `json:"cross_validation,omitempty"`
+	Seconds         float64          `json:"seconds"`
 }
 
 // Reference is a published result to read ours against.
@@ -63,6 +65,16 @@ func LongMemEval(ctx context.Context, qs []longmemeval.Question, opts Options) (
 	}
 	rep := &LongMemEvalReport{Benchmark: "longmemeval", Budget: opts.Budget, Reference: PaperReference}
 	var t tally
+	total, done := len(qs), 0
+	if opts.CrossValidate {
+		total *= 1 + len(Candidates)
+	}
+	step := func(run string) {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(Progress{Done: done, Total: total, Run: run})
+		}
+	}
 	for i := range qs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -83,11 +95,14 @@ func LongMemEval(ctx context.Context, qs []longmemeval.Question, opts Options) (
 			t.add(q.Type, evidence, sc)
 			rep.Questions++
 		}
-		if opts.Progress != nil {
-			opts.Progress(Progress{Done: i + 1, Total: len(qs), Run: q.ID})
-		}
+		step(q.ID)
 	}
 	rep.Rows = t.result(LongMemEvalTypes)
+	if opts.CrossValidate {
+		if rep.CrossValidation, err = longMemEvalCrossValidation(ctx, qs, opts, step); err != nil {
+			return nil, err
+		}
+	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }

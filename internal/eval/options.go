@@ -26,7 +26,12 @@ type Options struct {
 	// copy), a LongMemEval haystack with its question asked. Empty means a
 	// temporary directory, removed at the end.
 	Dir string
-	// Progress, if set, is called after each question.
+	// CrossValidate also evaluates every candidate setting (Candidates)
+	// on each part of the data and reports each part with the one that
+	// did best on the others (the report's CrossValidation).
+	CrossValidate bool
+	// Progress, if set, is called after each question; with
+	// CrossValidate, Total counts every candidate's questions too.
 	Progress func(Progress)
 }
 

@@ -43,8 +43,33 @@ func (r *LoCoMoReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, ", e.g. %s", quoteAll(r.MalformedExamples))
 	}
 	fmt.Fprintf(b, "\nevidence ids naming no turn: %d\n", r.UnknownEvidence)
+	if cv := r.CrossValidation; cv != nil {
+		writeFolds(b, cv, "each conversation with the setting that did best on the others")
+		fmt.Fprintf(b, "%-14s %9s %9s", "category", "questions", "evidence")
+		for _, s := range Systems {
+			fmt.Fprintf(b, " %10s", s)
+		}
+		b.WriteByte('\n')
+		for _, row := range cv.Rows {
+			fmt.Fprintf(b, "%-14s %9d %9d", row.Group, row.Questions, row.Evidence)
+			for _, s := range Systems {
+				fmt.Fprintf(b, " %10.3f", row.Systems[s][MetricEvidence])
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
 	fmt.Fprintf(b, "took %s\n", seconds(r.Seconds))
 	return b.Flush()
+}
+
+// writeFolds heads a cross-validation's table: what each fold chose.
+func writeFolds(b *bufio.Writer, cv *CrossValidation, how string) {
+	fmt.Fprintf(b, "\ncross-validated, held out: %s (chosen by %s)\n", how, cv.Choose)
+	for _, f := range cv.Folds {
+		fmt.Fprintf(b, "  %s, %d questions: %s (others %.3f, held out %.3f)\n", f.Held, f.Questions, f.Chosen, f.Train, f.Test)
+	}
+	b.WriteByte('\n')
 }
 
 func (r *LoCoMoReport) overall() *Row { return overallRow(r.Rows) }
@@ -78,24 +103,7 @@ func (r *LongMemEvalReport) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(b, ")\n")
 	fmt.Fprintf(b, "(session and turn metrics rank the retrieve with the question; evidence: share of evidence turns in the context)\n\n")
-	fmt.Fprintf(b, "%-26s %4s %-10s", "question type", "n", "system")
-	for _, c := range lmeColumns {
-		fmt.Fprintf(b, " %s", c.head)
-	}
-	b.WriteByte('\n')
-	for _, row := range r.Rows {
-		for i, s := range Systems {
-			if i == 0 {
-				fmt.Fprintf(b, "%-26s %4d %-10s", row.Group, row.Questions, s)
-			} else {
-				fmt.Fprintf(b, "%-26s %4s %-10s", "", "", s)
-			}
-			for _, c := range lmeColumns {
-				fmt.Fprintf(b, c.format, row.Systems[s][c.metric])
-			}
-			b.WriteByte('\n')
-		}
-	}
+	writeLMERows(b, r.Rows)
 	ref := r.Reference
 	fmt.Fprintf(b, "\nreference, not the same haystack: %s\n", ref.Source)
 	fmt.Fprintf(b, "on %s\n", ref.Haystack)
@@ -103,7 +111,12 @@ func (r *LongMemEvalReport) WriteText(w io.Writer) error {
 	for _, c := range lmeColumns[:3] {
 		fmt.Fprintf(b, c.format, ref.Figures[c.metric])
 	}
-	fmt.Fprintf(b, "\n\ntook %s\n", seconds(r.Seconds))
+	b.WriteByte('\n')
+	if cv := r.CrossValidation; cv != nil {
+		writeFolds(b, cv, "each part of the questions with the setting that did best on the others")
+		writeLMERows(b, cv.Rows)
+	}
+	fmt.Fprintf(b, "\ntook %s\n", seconds(r.Seconds))
 	return b.Flush()
 }
 
@@ -117,4 +130,27 @@ func quoteAll(ss []string) string {
 
 func seconds(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// writeLMERows prints LongMemEval rows: for each question type and
+// overall, one line per system.
+func writeLMERows(b *bufio.Writer, rows []Row) {
+	fmt.Fprintf(b, "%-26s %4s %-10s", "question type", "n", "system")
+	for _, c := range lmeColumns {
+		fmt.Fprintf(b, " %s", c.head)
+	}
+	b.WriteByte('\n')
+	for _, row := range rows {
+		for i, s := range Systems {
+			if i == 0 {
+				fmt.Fprintf(b, "%-26s %4d %-10s", row.Group, row.Questions, s)
+			} else {
+				fmt.Fprintf(b, "%-26s %4s %-10s", "", "", s)
+			}
+			for _, c := range lmeColumns {
+				fmt.Fprintf(b, c.format, row.Systems[s][c.metric])
+			}
+			b.WriteByte('\n')
+		}
+	}
 }

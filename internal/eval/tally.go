@@ -88,3 +88,29 @@ func (t *tally) result(groups []string) []Row {
 	take(Overall)
 	return out
 }
+
+// addRow counts a row of means (a group of one fold) into t, as the
+// questions it sums.
+func (t *tally) addRow(r Row) {
+	if t.rows == nil {
+		t.rows = map[string]*Row{}
+	}
+	for _, g := range []string{r.Group, Overall} {
+		p := t.rows[g]
+		if p == nil {
+			p = &Row{Group: g, Systems: map[string]map[string]float64{}}
+			t.rows[g] = p
+			t.order = append(t.order, g)
+		}
+		p.Questions += r.Questions
+		p.Evidence += r.Evidence
+		for sys, ms := range r.Systems {
+			if p.Systems[sys] == nil {
+				p.Systems[sys] = map[string]float64{}
+			}
+			for m, v := range ms {
+				p.Systems[sys][m] += v * float64(r.Questions)
+			}
+		}
+	}
+}
