@@ -48,7 +48,10 @@ func TestExplicitRecallFindsAnOldFact(t *testing.T) {
 	}
 }
 
-func TestExplicitRecallSkipsWhatShowsInFull(t *testing.T) {
+// TestExplicitRecallMarksWhatShowsInFull ranks a fact that Working shows
+// in full: the hit is returned, marked visible, and the window built after
+// the recall shows the fact once, not twice.
+func TestExplicitRecallMarksWhatShowsInFull(t *testing.T) {
 	t.Parallel()
 	plant := plantMetrics
 	plant.At = 399
@@ -56,14 +59,23 @@ func TestExplicitRecallSkipsWhatShowsInFull(t *testing.T) {
 	eng := testrun.Feed(t, events, 8000, 4000)
 	ctx := context.Background()
 	run, _ := eng.Journal.Run(ctx, testrun.RunID)
-	hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hits {
-		if h.Iterations[0] <= 399 && 399 <= h.Iterations[1] {
-			t.Fatalf("iteration 399 shows in full but was recalled: %+v", h)
+	for _, limit := range []int{0, 5} {
+		hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: limit, DryRun: limit > 0})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if len(hits) == 0 || hits[0].Matched != [2]int{399, 399} || !hits[0].Visible {
+			t.Fatalf("limit %d: iteration 399, shown in full, is not the best hit marked visible: %+v", limit, hits)
+		}
+		for _, h := range hits[1:] {
+			if h.Visible && h.Matched[0] < 390 {
+				t.Errorf("limit %d: hit %v is marked visible, but is folded", limit, h.Matched)
+			}
+		}
+	}
+	_, cx := retrievedText(t, eng)
+	if n := strings.Count(cx.Markdown(), "METRICS_PORT=9464"); n != 1 {
+		t.Errorf("the fact shows %d times in the window after the recall, want once", n)
 	}
 }
 

@@ -48,7 +48,8 @@ func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l looku
 	if err != nil {
 		return nil, err
 	}
-	return fuse(hits, more), nil
+	keep := min(r.cfg.Focus, len(hits))
+	return append(hits[:keep:keep], fuse(hits[keep:], more, hits[:keep])...), nil
 }
 
 // expansion picks the words of the best first hits that recur among them
@@ -161,23 +162,34 @@ func (ix *index) docFreqs(ctx context.Context, f string, words func(func(string)
 }
 
 // fuse merges two rankings of hits by reciprocal-rank fusion: a hit scores
-// the sum of 1/(rrfK+rank) over the rankings that hold it. Ties keep the
-// first ranking's order. The fused score replaces the BM25 one.
-func fuse(first, second []Hit) []Hit {
+// the sum of 1/(rrfK+rank) over the rankings that hold it, its rank in the
+// first counted after the kept hits, which the second may hold too and
+// which are left out. Ties keep the first ranking's order. The fused score
+// replaces the BM25 one, scaled to stay under the kept hits' scores.
+func fuse(first, second, kept []Hit) []Hit {
 	type key struct {
 		kind, block string
 		first, last int
 	}
 	k := func(h Hit) key { return key{h.Kind, h.Block, h.First, h.Last} }
 	at := make(map[key]int, len(first)+len(second))
+	skip := make(map[key]bool, len(kept))
+	for _, h := range kept {
+		skip[k(h)] = true
+	}
 	out := make([]Hit, 0, len(first)+len(second))
 	for i, h := range first {
 		at[k(h)] = len(out)
-		h.Score = 1 / float64(rrfK+i+1)
+		h.Score = 1 / float64(rrfK+len(kept)+i+1)
 		out = append(out, h)
 	}
-	for i, h := range second {
-		s := 1 / float64(rrfK+i+1)
+	rank := 0
+	for _, h := range second {
+		if skip[k(h)] {
+			continue
+		}
+		rank++
+		s := 1 / float64(rrfK+len(kept)+rank)
 		if j, ok := at[k(h)]; ok {
 			out[j].Score += s
 			continue
@@ -186,5 +198,13 @@ func fuse(first, second []Hit) []Hit {
 		out = append(out, h)
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	// Fused scores are small; keep them below the last kept hit's, so that
+	// recalls ordered by score keep the ranking.
+	if len(kept) > 0 {
+		floor := kept[len(kept)-1].Score
+		for i := range out {
+			out[i].Score *= floor / (2 / float64(rrfK))
+		}
+	}
 	return out
 }

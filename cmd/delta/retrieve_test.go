@@ -27,10 +27,16 @@ func TestRetrieveCommand(t *testing.T) {
 			Block      *string `json:"block"`
 			Reason     string  `json:"reason"`
 			Content    string  `json:"content"`
+			Visible    *bool   `json:"visible"`
 		} `json:"hits"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("retrieve --json: %v\n%s", err, out)
+	}
+	for _, h := range res.Hits {
+		if h.Visible == nil {
+			t.Fatalf("hit %v has no visible field:\n%s", h.Iterations, out)
+		}
 	}
 	if res.Query != "pytest failed" || len(res.Hits) == 0 || len(res.Hits) > 3 {
 		t.Fatalf("query %q, %d hits", res.Query, len(res.Hits))

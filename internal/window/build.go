@@ -3,7 +3,6 @@ package window
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/delta-memory/delta-memory/fold"
@@ -79,7 +78,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	c.focusRoom = cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) -
 		f.titlesCost(&long) - f.titlesCost(&short) - f.newestCost(working)
 	var recallOmitted []string
-	if opts.Focus {
+	if c.Focused = opts.Focus; c.Focused {
 		// The current step asks memory a question: the answer is more
 		// likely in recalled detail than in summaries or the turns before
 		// the question. Retrieved is fitted first, to all but the block
@@ -124,37 +123,11 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	return c, nil
 }
 
-// RecallCeiling is the most a recall may ask of this window: all but
-// half Working's share of what the partitions other than Working and
-// Retrieved leave. Past RecallRoom, the room is made by folding the oldest
-// Working iterations (fold.Scheduler.MakeRoom), never at render time,
-// which would change the window's prefix without a fold.
-func (c *Context) RecallCeiling(cfg fold.Config) int {
-	return cfg.Budget - margin(cfg.Budget) - c.tokensBut(Retrieved, Working) - cfg.WorkingBudget()/2
-}
-
 // FocusRoom is the most the Retrieved partition may take when the current
 // step asks memory a question (Options.Focus): the budget less Static,
 // Dynamic, the block titles and the newest Working iteration.
 func (c *Context) FocusRoom() int { return c.focusRoom }
 
-// RecallRoom is the room the Retrieved partition of this window has for
-// recalls: its own and what the other partitions leave (see
-// spillRetrieved).
-func (c *Context) RecallRoom(cfg fold.Config) int {
-	return cfg.Budget - margin(cfg.Budget) - c.tokensBut(Retrieved)
-}
-
-// tokensBut sums the tokens of the partitions not named.
-func (c *Context) tokensBut(names ...string) int {
-	n := 0
-	for _, p := range c.Partitions {
-		if !slices.Contains(names, p.Name) {
-			n += p.Tokens
-		}
-	}
-	return n
-}
 
 // dropRecalled leaves out of Working, but for its newest iteration, the
 // iterations a recall shown in the Retrieved partition covers, and returns

@@ -62,6 +62,7 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 		t.Fatal(err)
 	}
 	var prev string
+	prevFocused := false
 	folds, recalls := 0, 0
 	for i := 1; ; i++ {
 		events, ok := gen.Next()
@@ -120,14 +121,17 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 		if i >= 10 && !strings.Contains(md, "#### Iteration 7 (") && !omits(cx.Omitted, "bookmark:7") {
 			t.Fatalf("iteration %d: bookmarked iteration 7 is neither in the window nor reported omitted", i)
 		}
-		if len(step.Folds) == 0 && prev != "" && i != 10 {
+		// A window focused on a question to memory (an explicit recall at
+		// this step) gives the summaries' room to Retrieved for that one
+		// call: it and the one after it may begin differently.
+		if len(step.Folds) == 0 && prev != "" && i != 10 && !cx.Focused && !prevFocused {
 			cut := stablePrefix(prev)
 			if !strings.HasPrefix(md, cut) {
 				t.Fatalf("iteration %d: no fold, yet the window's prefix changed:\nprevious prefix ends %q\nnew window starts  %q",
 					i, tail(cut, 300), tail(md[:min(len(md), len(cut))], 300))
 			}
 		}
-		prev = md
+		prev, prevFocused = md, cx.Focused
 	}
 	if folds == 0 && budget < 128000 {
 		t.Fatalf("no fold in %d iterations at budget %d", iterations, budget)

@@ -56,6 +56,9 @@ type Context struct {
 	Omitted []string `json:"omitted,omitempty"`
 	// Recalls says how each offered recall showed, by its Source.
 	Recalls map[string]string `json:"recalls,omitempty"`
+	// Focused says the window was built for a question to memory
+	// (Options.Focus): Retrieved first, the summaries by their titles.
+	Focused bool `json:"focused,omitempty"`
 
 	markdown  string
 	focusRoom int

@@ -1,0 +1,143 @@
+package recall_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
+)
+
+// dialogue opens an engine over a run of one thought per line (line i is
+// iteration i+1), with the recall settings tune makes, brought up to date
+// under budget.
+func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*engine.Engine, journal.Run) {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget, Recall: tune})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	var events []journal.Event
+	add := func(typ string, payload any) {
+		raw, err := json.Marshal(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, journal.Event{Seq: int64(len(events) + 1), Timestamp: at.Add(time.Duration(len(events)) * time.Minute), Type: typ, Payload: raw})
+	}
+	add(journal.TypeRunStart, journal.RunStartPayload{RunID: "talk", Task: "A conversation"})
+	for _, l := range lines {
+		add(journal.TypeThought, journal.ThoughtPayload{Content: l})
+	}
+	if _, err := eng.Journal.Append(ctx, "talk", journal.FormatDelta, events); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Update(ctx, "talk"); err != nil {
+		t.Fatal(err)
+	}
+	run, err := eng.Journal.Run(ctx, "talk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, run
+}
+
+// filler is a line that matches none of the tests' questions.
+func filler(i int) string {
+	return fmt.Sprintf("Turn %d: chatting about the weather, number %d of many, nothing more to report today.", i, i)
+}
+
+// hitFor returns the hit that matched iteration n, and whether there is one.
+func hitFor(hits []engine.Retrieved, n int) (engine.Retrieved, bool) {
+	for _, h := range hits {
+		if h.Matched[0] <= n && n <= h.Matched[1] {
+			return h, true
+		}
+	}
+	return engine.Retrieved{}, false
+}
+
+// TestExchangeBringsTheOtherHalfOfAQuestion: past the best hit, a hit
+// comes back with the turn before it when that turn asked a question (the
+// hit may answer it), with the turn after it when the hit asked one, and
+// alone when its neighbours only share its time.
+func TestExchangeBringsTheOtherHalfOfAQuestion(t *testing.T) {
+	t.Parallel()
+	lines := make([]string, 200)
+	for i := range lines {
+		lines[i] = filler(i + 1)
+	}
+	lines[9] = "Lemon drizzle cake, lemon drizzle cake!"
+	lines[49] = "Mel: What did you bake for the school fair?"
+	lines[50] = "Caro: A lemon drizzle cake with poppy seeds."
+	lines[51] = "Mel: Lovely, see you soon then."
+	lines[119] = "Mel: The weather held up nicely for the stalls."
+	lines[120] = "Caro: The lemon drizzle sold out within the hour."
+	lines[149] = "Caro: By the way, have you ever tried the lemon drizzle cake from the bakery on the corner?"
+	lines[150] = "Mel: Only once, at my aunt's house in the spring."
+	eng, run := dialogue(t, lines, 2000, func(c *recall.Config) { c.Focus, c.SecondHop = 1, -1 })
+	hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"lemon drizzle cake"}, DryRun: true, Fill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		matched int
+		want    [2]int
+		why     string
+	}{
+		{51, [2]int{50, 51}, "the question it answers"},
+		{121, [2]int{121, 121}, "nothing: its neighbours asked nothing"},
+		{150, [2]int{150, 151}, "the answer to its question"},
+	} {
+		h, ok := hitFor(hits, c.matched)
+		if !ok {
+			t.Errorf("iteration %d is not a hit: %+v", c.matched, hits)
+			continue
+		}
+		if h.Iterations != c.want {
+			t.Errorf("hit %d came back as %v, want %v (%s)", c.matched, h.Iterations, c.want, c.why)
+		}
+	}
+}
+
+// TestSecondHopFindsWhatTheQuestionDoesNotName: the question names the
+// violin, and three turns about it share a rare word (the town) with a
+// fourth that says nothing of violins. The second search, on the words the
+// first hits share, brings that fourth turn back; without it, it is not a
+// hit at all. The first search's best hit keeps its place.
+func TestSecondHopFindsWhatTheQuestionDoesNotName(t *testing.T) {
+	t.Parallel()
+	lines := make([]string, 200)
+	for i := range lines {
+		lines[i] = filler(i + 1)
+	}
+	lines[29] = "Jon plays the violin in the Westbury orchestra."
+	lines[59] = "Jon's violin teacher in Westbury says he practises daily."
+	lines[89] = "The Westbury violin recital was the best one yet."
+	lines[139] = "Rehearsals at Westbury hall start at seven on Thursdays."
+	ask := func(hop int) []engine.Retrieved {
+		eng, run := dialogue(t, lines, 2000, func(c *recall.Config) { c.SecondHop = hop })
+		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"Which instrument does Jon play, the violin?"}, DryRun: true, Fill: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Matched != [2]int{30, 30} {
+			t.Fatalf("second hop %d: the best hit is not iteration 30: %+v", hop, hits)
+		}
+		return hits
+	}
+	if _, ok := hitFor(ask(-1), 140); ok {
+		t.Fatal("set-up: iteration 140 is a hit without the second search")
+	}
+	if _, ok := hitFor(ask(8), 140); !ok {
+		t.Error("the second search did not bring back iteration 140, which shares the first hits' rare word")
+	}
+}
