@@ -36,11 +36,13 @@ func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 //
 // An iteration hit comes back with Config.Context iterations on each side
 // (its range says so), clipped where an earlier hit's range begins or
-// ends: the ranges of one recall never overlap. With q.Fill, that holds
-// for the best Config.Focus hits only, and past them hits are single
-// iterations, never blocks, so that a recall filling a window's room
-// spends it on what matched; a block also gives way to iteration hits in
-// its range.
+// ends: the ranges of one recall never overlap. A block gives way to
+// iteration hits in its range, which say more in fewer tokens. With q.Fill
+// (a question to memory, filling the window's room), the context holds for
+// the best Config.Focus hits only; past them hits are single iterations,
+// never blocks, each with the other half of its exchange (exchange.go);
+// the current step is never a hit; and a second search on the words the
+// best hits share is fused with the first (secondhop.go).
 func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Recall, error) {
 	if strings.TrimSpace(q.Text()) == "" {
 		return nil, fmt.Errorf("%w: give at least one keyword", ErrEmptyQuery)
@@ -79,7 +81,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 			break
 		}
 		focus := !q.Fill || len(picked) < r.cfg.Focus
-		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || q.Fill && holdsIteration(hits, h)) {
+		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || holdsIteration(hits, h)) {
 			continue
 		}
 		if q.Fill && h.Last >= run.Iterations {

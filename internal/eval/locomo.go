@@ -31,8 +31,8 @@ type LoCoMoReport struct {
 	MalformedExamples []string `json:"malformed_examples"`
 	// UnknownEvidence counts parsed ids that name no turn of their
 	// conversation; they are left out of the evidence.
-	UnknownEvidence int     `json:"unknown_evidence"`
-	Rows            []Row   `json:"rows"`
+	UnknownEvidence int   `json:"unknown_evidence"`
+	Rows            []Row `json:"rows"`
 	// CrossValidation, when asked for, holds the held-out figures.
 	CrossValidation *CrossValidation `json:"cross_validation,omitempty"`
 	Seconds         float64          `json:"seconds"`

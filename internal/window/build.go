@@ -128,7 +128,6 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 // Dynamic, the block titles and the newest Working iteration.
 func (c *Context) FocusRoom() int { return c.focusRoom }
 
-
 // dropRecalled leaves out of Working, but for its newest iteration, the
 // iterations a recall shown in the Retrieved partition covers, and returns
 // the notes of those left.
