@@ -75,20 +75,20 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	f := fitter{tok: tok, memo: newMemo()}
 	f.fitStatic(&static)
 	f.fitTail(&dynamic, &c.Omitted)
-	c.focusRoom = cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) -
-		f.titlesCost(&long) - f.titlesCost(&short) - f.newestCost(working)
+	c.focusRoom = cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.newestCost(working)
 	var recallOmitted []string
 	if c.Focused = opts.Focus; c.Focused {
 		// The current step asks memory a question: the answer is more
 		// likely in recalled detail than in summaries or the turns before
-		// the question. Retrieved is fitted first, to all but the block
-		// titles (the map of the run) and the current step; the summaries
-		// and Working take what it leaves, up to their shares.
+		// the question. Retrieved is fitted first, to all but Static,
+		// Dynamic and the current step; the summaries (down to their first
+		// lines, the map of the run) and Working take what it leaves, up
+		// to their shares.
 		retrieved.Budget = max(retrieved.Budget, c.focusRoom)
 		c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
 		shown = dropRecalled(&working, shown, opts.Recalled, c.Recalls)
 		left := cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.cost(&retrieved) - f.newestCost(working)
-		long.Budget = max(0, min(long.Budget, left-f.titlesCost(&short)))
+		long.Budget = max(0, min(long.Budget, left))
 		f.fitBlocks(&long, &c.Omitted)
 		short.Budget = max(0, min(short.Budget, left-f.cost(&long)))
 		f.fitBlocks(&short, &c.Omitted)
@@ -125,7 +125,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 
 // FocusRoom is the most the Retrieved partition may take when the current
 // step asks memory a question (Options.Focus): the budget less Static,
-// Dynamic, the block titles and the newest Working iteration.
+// Dynamic and the newest Working iteration.
 func (c *Context) FocusRoom() int { return c.focusRoom }
 
 // dropRecalled leaves out of Working, but for its newest iteration, the

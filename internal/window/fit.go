@@ -66,23 +66,6 @@ func (f *fitter) cost(p *Partition) int {
 	return n
 }
 
-// titlesCost is what a block partition takes with each block shown by its
-// first line only, as fitBlocks shows blocks when short of room.
-func (f *fitter) titlesCost(p *Partition) int {
-	if len(p.Sections) == 0 {
-		return 0
-	}
-	n := f.headingCost(p.Name)
-	for i := range p.Sections {
-		s := p.Sections[i]
-		if head, _, _ := strings.Cut(s.Content, "\n"); head != s.Content {
-			s.Content, s.Tokens = head, f.count(head)
-		}
-		n += f.sectionCost(p.Name, &s)
-	}
-	return n
-}
-
 // newestCost is what Working needs to show its newest iteration alone:
 // its cost, and the heading Build holds back from Working's budget.
 func (f *fitter) newestCost(p Partition) int {

@@ -84,9 +84,9 @@ type Options struct {
 	// Focus says the current step asks memory a question (an explicit
 	// recall made at the newest iteration): the Retrieved partition is
 	// fitted before Long-term, Short-term and Working and may take all of
-	// the budget but Static, Dynamic, the blocks' first lines and the
-	// newest iteration (Context.FocusRoom); the others keep what is left,
-	// up to their shares.
+	// the budget but Static, Dynamic and the newest iteration
+	// (Context.FocusRoom); the others keep what is left, up to their
+	// shares, the blocks down to their first lines.
 	Focus bool
 }
 
