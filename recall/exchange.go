@@ -3,8 +3,6 @@ package recall
 import (
 	"context"
 	"strings"
-
-	"github.com/delta-memory/delta-memory/journal"
 )
 
 // exchange narrows lo..hi, the hit's range and one iteration on each side,
@@ -23,31 +21,23 @@ func (r *Recaller) exchange(ctx context.Context, run string, h Hit, lo, hi int) 
 	if err != nil || first == h.First && last == h.Last {
 		return h.First, h.Last, err
 	}
-	its, err := r.journal.Iterations(ctx, run, first, last, journal.ReadOptions{})
+	said, err := r.journal.Said(ctx, run, first, max(first, h.Last))
 	if err != nil {
 		return 0, 0, err
 	}
-	asks := make(map[int]bool, len(its))
-	for _, it := range its {
-		asks[it.Number] = asksQuestion(it)
-	}
-	if first < h.First && !asks[first] {
+	if first < h.First && !asksQuestion(said[first]) {
 		first = h.First
 	}
-	if last > h.Last && !asks[h.Last] {
+	if last > h.Last && !asksQuestion(said[h.Last]) {
 		last = h.Last
 	}
 	return first, last, nil
 }
 
-// asksQuestion reports whether an iteration ends on a question: its last
-// words (its thought, else its last user message), less a closing
-// bracketed note such as "[shares an image: …]", end with a question mark.
-func asksQuestion(it *journal.Iteration) bool {
-	text := it.Thought
-	if strings.TrimSpace(text) == "" && len(it.User) > 0 {
-		text = it.User[len(it.User)-1]
-	}
+// asksQuestion reports whether an iteration's last words (journal.Store.Said)
+// end on a question: less a closing bracketed note such as "[shares an
+// image: …]", they end with a question mark.
+func asksQuestion(text string) bool {
 	text = strings.TrimSpace(text)
 	for strings.HasSuffix(text, "]") {
 		i := strings.LastIndexByte(text, '[')
