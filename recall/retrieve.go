@@ -67,7 +67,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 			ids = appendEntity(ids, k)
 		}
 	}
-	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * 3}
+	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
 	hits, err := ix.search(ctx, l)
 	if err == nil && q.Fill {
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits)
@@ -118,6 +118,10 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	}
 	return r.Record(ctx, run, picked)
 }
+
+// retrieveDepth is how many hits a recall's search asks for per hit it
+// may take: hits that overlap a better one are passed over.
+const retrieveDepth = 3
 
 // holdsIteration reports whether an iteration hit falls in block hit b's
 // range: the block then gives way to the iterations that match themselves,

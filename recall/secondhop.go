@@ -42,8 +42,11 @@ func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l looku
 	if err != nil || len(words) == 0 {
 		return hits, err
 	}
+	// The second search ranks what may follow the kept hits: as many as
+	// a recall takes (the first asked for more, to allow for overlaps).
 	l2 := l
 	l2.words = l.words + " " + strings.Join(words, " ")
+	l2.limit = max(1, l.limit/retrieveDepth)
 	more, err := ix.search(ctx, l2)
 	if err != nil {
 		return nil, err
