@@ -17,12 +17,18 @@ func retrieveCommand(e env) *cli.Command {
 		Description: `Searches the run's iterations and blocks (BM25; exact paths and identifiers rank first),
 prints what it found, and records each hit as a recall: the next "delta memory context"
 shows it in the Retrieved partition for the next iterations (recall ttl, default 8).
-Iterations already shown in full are not recalled again. The best five hits (recall
-focus) come back with the iteration before and after them (recall context) unless those
-are much longer; a block hit brings back the iterations it covers, in full while they fit,
-else one line each. Without --limit it takes, best first, as many hits as the window has
-room for (at most recall max_hits, 100), folding the oldest Working iterations when they
-want more than the other partitions leave (Working keeps half its share).
+Everything is ranked, what the window already shows in full too: such hits say
+"visible": true in --json, and the window never shows them twice. The best five hits
+(recall focus) come back with the iteration before and after them (recall context) unless
+those are much longer; a block hit brings back the iterations it covers, in full while
+they fit, else one line each.
+
+Without --limit the recall is a question to memory: it takes, best first, as many hits as
+the window has room for (at most recall max_hits, 100); past the focus, each hit comes
+with the other half of its exchange (the question it answers, the answer to its question),
+and a second search on the rare words the best hits share (recall second_hop) is fused
+with the first. The next context is focused on it: Retrieved may take all of the budget
+but Static, Dynamic and the current step, and the summaries and Working keep the rest.
 
 Examples:
    delta memory retrieve --keyword "metrics server port"

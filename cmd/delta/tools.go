@@ -15,7 +15,7 @@ func toolDefs() []map[string]any {
 	}
 	return []map[string]any{
 		fn("recall_memory",
-			"Search your own earlier iterations, including ones folded out of your context, and bring the best matches back into the Retrieved memory section for the next few steps. Use exact file paths, identifiers or error text when you have them.",
+			"Search your own earlier iterations, including ones folded out of your context, and bring the best matches back into the Retrieved memory section for the next few steps. Use exact file paths, identifiers or error text when you have them. To answer a question from memory, pass the question itself and no limit: your next context then gives most of its room to what the search found.",
 			map[string]any{
 				"keywords": map[string]any{"type": "string", "description": "words, file paths, identifiers or error text to look for, e.g. \"data/cache_3d5a4.json RETRY_BUDGET\""},
 				"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": 20, "description": "most matches to bring back (default: as many as your context has room for)"},

@@ -25,7 +25,7 @@ const rankDepth = 50
 //  4. the context window is built under the budget.
 //
 // With rank set, it also returns the turns the engine's retrieve ranks for
-// the question (a dry run that keeps what shows in full), best first.
+// the question (a dry run: it ranks what shows in full too), best first.
 // ask changes the run: call it on a copy.
 func ask(ctx context.Context, eng *engine.Engine, d *Dialogue, question string, rank bool) (shown, error) {
 	run, err := eng.Journal.Run(ctx, d.ID)

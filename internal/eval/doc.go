@@ -14,5 +14,5 @@
 //
 // LongMemEval also gets the ranking metrics of its official scripts
 // (session recall_all@k, ndcg_any@k, turn recall_any@k) from the engine's
-// retrieve with the question, without leaving out what shows in full.
+// retrieve with the question (a dry run, which ranks what shows in full too).
 package eval
