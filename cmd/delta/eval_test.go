@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/eval"
 )
 
 var (
@@ -51,6 +53,57 @@ func TestEvalLoCoMo(t *testing.T) {
 	last := rep.Rows[len(rep.Rows)-1]
 	if rep.Conversations != 1 || rep.Questions != 5 || last.Group != "overall" || last.Systems["bm25-turns"]["evidence_recall"] != 0.8 {
 		t.Errorf("--limit 1 --json: %+v", rep)
+	}
+}
+
+// TestEvalCrossValidation cross-validates the two fixture conversations:
+// each is reported with a candidate setting chosen on the other, the text
+// says which, and the pooled held-out rows count every question once.
+func TestEvalCrossValidation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	out, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", "--cv", "--json", locomoFixture)
+	var rep struct {
+		Questions int `json:"questions"`
+		CV        struct {
+			Folds []struct {
+				Held      string  `json:"held_out"`
+				Questions int     `json:"questions"`
+				Chosen    string  `json:"chosen"`
+				Test      float64 `json:"test"`
+			} `json:"folds"`
+			Rows []struct {
+				Group     string                        `json:"group"`
+				Questions int                           `json:"questions"`
+				Systems   map[string]map[string]float64 `json:"systems"`
+			} `json:"rows"`
+		} `json:"cross_validation"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("--cv --json: code %d\n%s\n%s", code, out, errOut)
+	}
+	names := map[string]bool{}
+	for _, c := range eval.Candidates {
+		names[c.Name] = true
+	}
+	if len(rep.CV.Folds) != 2 {
+		t.Fatalf("%d folds, want one per conversation: %+v", len(rep.CV.Folds), rep.CV)
+	}
+	sum := 0
+	for _, f := range rep.CV.Folds {
+		if !names[f.Chosen] || !strings.HasPrefix(f.Held, "conversation ") {
+			t.Errorf("fold %+v: not a conversation, or a setting eval does not try", f)
+		}
+		sum += f.Questions
+	}
+	last := rep.CV.Rows[len(rep.CV.Rows)-1]
+	if sum != rep.Questions || last.Group != "overall" || last.Questions != rep.Questions || last.Systems["bm25-turns"] == nil {
+		t.Errorf("folds hold %d questions, pooled overall %+v; the eval has %d", sum, last, rep.Questions)
+	}
+	text, _, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", "--cv", locomoFixture)
+	if code != 0 || !strings.Contains(text, "cross-validated, held out: each conversation") || strings.Count(text, "overall ") != 2 {
+		t.Errorf("--cv text: code %d\n%s", code, text)
 	}
 }
 
@@ -102,6 +155,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"memory", "eval", "locomo", b.write(t, "bad.json", `{"x": 1}`)}, exitFailure, []string{"not a LoCoMo file", "Try: pass LoCoMo's locomo10.json"}},
 		{[]string{"memory", "eval", "longmemeval", b.write(t, "bad2.json", `[1]`)}, exitFailure, []string{"not a LongMemEval file", "Try: pass longmemeval_s_cleaned.json"}},
 		{[]string{"memory", "eval", "squad"}, exitUsage, []string{`unknown command "squad"`}},
+		{[]string{"memory", "eval", "locomo", "--cv", "--limit", "1", locomoFixture}, exitFailure, []string{"cross-validation needs at least 2 conversations, got 1", "leave out --cv"}},
 	}
 	for _, c := range cases {
 		_, errOut, code := b.run(t, ctx, c.args...)

@@ -125,7 +125,7 @@ func withCandidate(opts Options, c Candidate, step func(run string)) Options {
 // question.
 func locomoCrossValidation(ctx context.Context, convs []locomo.Conversation, opts Options, step func(run string)) (*CrossValidation, error) {
 	if len(convs) < 2 {
-		return nil, fmt.Errorf("cross-validation needs at least 2 conversations, got %d", len(convs))
+		return nil, fmt.Errorf("cross-validation needs at least 2 conversations, got %d: evaluate more of them, or leave out --cv", len(convs))
 	}
 	rows := make([][][]Row, len(Candidates))
 	held := make([]string, len(convs))
@@ -156,7 +156,7 @@ const lmeFolds = 3
 // called after each question.
 func longMemEvalCrossValidation(ctx context.Context, qs []longmemeval.Question, opts Options, step func(run string)) (*CrossValidation, error) {
 	if len(qs) < lmeFolds {
-		return nil, fmt.Errorf("cross-validation needs at least %d questions, got %d", lmeFolds, len(qs))
+		return nil, fmt.Errorf("cross-validation needs at least %d questions, got %d: evaluate more of them, or leave out --cv", lmeFolds, len(qs))
 	}
 	parts := make([][]longmemeval.Question, lmeFolds)
 	for i := range qs {

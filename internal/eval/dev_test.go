@@ -17,11 +17,11 @@ import (
 // tests skip when it is not there.
 var devData = filepath.Join("..", "..", "..", "shared", "evaldata")
 
-// Floors measured on the dev data (LoCoMo evidence recall 0.829 at 4,000
-// tokens; LongMemEval session recall_all@5 0.889): a change must not fall
-// below them.
+// Floors under what the dev data gives at 4,000 tokens (LoCoMo evidence
+// recall 0.878, LongMemEval session recall_all@5 0.889, on 2026-11-25): a
+// change must not fall below them.
 const (
-	floorLoCoMoEvidence = 0.80
+	floorLoCoMoEvidence = 0.85
 	floorLongMemEvalR5  = 0.85
 )
 
