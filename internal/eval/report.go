@@ -15,18 +15,7 @@ func (r *LoCoMoReport) WriteText(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "LoCoMo evidence recall at %d tokens: %s, %d conversations, %d questions\n", r.Budget, r.Path, r.Conversations, r.Questions)
 	fmt.Fprintf(b, "(share of each question's evidence turns whose text is in the context, averaged over questions)\n\n")
-	fmt.Fprintf(b, "%-14s %9s %9s", "category", "questions", "evidence")
-	for _, s := range Systems {
-		fmt.Fprintf(b, " %10s", s)
-	}
-	b.WriteByte('\n')
-	for _, row := range r.Rows {
-		fmt.Fprintf(b, "%-14s %9d %9d", row.Group, row.Questions, row.Evidence)
-		for _, s := range Systems {
-			fmt.Fprintf(b, " %10.3f", row.Systems[s][MetricEvidence])
-		}
-		b.WriteByte('\n')
-	}
+	writeLoCoMoRows(b, r.Rows)
 	if all := r.overall(); all != nil {
 		fmt.Fprintf(b, "%-34s", "mean context tokens")
 		for _, s := range Systems {
@@ -45,22 +34,28 @@ func (r *LoCoMoReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(b, "\nevidence ids naming no turn: %d\n", r.UnknownEvidence)
 	if cv := r.CrossValidation; cv != nil {
 		writeFolds(b, cv, "each conversation with the setting that did best on the others")
-		fmt.Fprintf(b, "%-14s %9s %9s", "category", "questions", "evidence")
-		for _, s := range Systems {
-			fmt.Fprintf(b, " %10s", s)
-		}
-		b.WriteByte('\n')
-		for _, row := range cv.Rows {
-			fmt.Fprintf(b, "%-14s %9d %9d", row.Group, row.Questions, row.Evidence)
-			for _, s := range Systems {
-				fmt.Fprintf(b, " %10.3f", row.Systems[s][MetricEvidence])
-			}
-			b.WriteByte('\n')
-		}
+		writeLoCoMoRows(b, cv.Rows)
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(b, "took %s\n", seconds(r.Seconds))
 	return b.Flush()
+}
+
+// writeLoCoMoRows prints LoCoMo rows: evidence recall per category and
+// overall, one column per system.
+func writeLoCoMoRows(b *bufio.Writer, rows []Row) {
+	fmt.Fprintf(b, "%-14s %9s %9s", "category", "questions", "evidence")
+	for _, s := range Systems {
+		fmt.Fprintf(b, " %10s", s)
+	}
+	b.WriteByte('\n')
+	for _, row := range rows {
+		fmt.Fprintf(b, "%-14s %9d %9d", row.Group, row.Questions, row.Evidence)
+		for _, s := range Systems {
+			fmt.Fprintf(b, " %10.3f", row.Systems[s][MetricEvidence])
+		}
+		b.WriteByte('\n')
+	}
 }
 
 // writeFolds heads a cross-validation's table: what each fold chose.
