@@ -27,8 +27,6 @@ const (
 	maxLines = 40
 )
 
-// recalled renders the run's active recalls for the Retrieved partition,
-// most wanted first. Iterations shown in full in Working are left out.
 // focus reports whether the current step asks memory a question: an
 // explicit recall was made (or refreshed) at the newest iteration.
 func focus(active []recall.Recall, now int) bool {
@@ -40,6 +38,10 @@ func focus(active []recall.Recall, now int) bool {
 	return false
 }
 
+// recalled renders the run's active recalls for the Retrieved partition,
+// most wanted first, and reports whether the window is to focus on them
+// (window.Options.Focus). Iterations shown in full in Working are left
+// out, unless the window focuses: it then leaves them out of Working.
 func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]window.Recalled, bool, error) {
 	if run.Iterations == 0 {
 		return nil, false, nil
