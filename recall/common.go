@@ -37,24 +37,13 @@ func (ix *index) wordsQuery(ctx context.Context, words, f string) (query.Query, 
 	if len(terms) < 2 {
 		return mq, nil
 	}
-	adv, err := ix.bi.Advanced()
+	_, dfs, err := ix.docFreqs(ctx, f, terms)
 	if err != nil {
-		return nil, fmt.Errorf("read recall index: %w", err)
+		return nil, err
 	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read recall index: %w", err)
-	}
-	defer r.Close()
 	var keep []query.Query
 	for _, t := range terms {
-		tfr, err := r.TermFieldReader(ctx, []byte(t), f, false, false, false)
-		if err != nil {
-			return nil, fmt.Errorf("read recall index: %w", err)
-		}
-		n := tfr.Count()
-		tfr.Close()
-		if n <= commonTerm {
+		if dfs[t] <= commonTerm {
 			tq := bleve.NewTermQuery(t)
 			tq.SetField(f)
 			keep = append(keep, tq)
@@ -64,4 +53,32 @@ func (ix *index) wordsQuery(ctx context.Context, words, f string) (query.Query, 
 		return mq, nil
 	}
 	return bleve.NewDisjunctionQuery(keep...), nil
+}
+
+// docFreqs counts the documents holding each word in field f, and the
+// documents of the index.
+func (ix *index) docFreqs(ctx context.Context, f string, words []string) (int, map[string]int, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return 0, nil, fmt.Errorf("read recall index: %w", err)
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		return 0, nil, fmt.Errorf("read recall index: %w", err)
+	}
+	defer rd.Close()
+	total, err := rd.DocCount()
+	if err != nil {
+		return 0, nil, fmt.Errorf("read recall index: %w", err)
+	}
+	out := make(map[string]int, len(words))
+	for _, w := range words {
+		tfr, err := rd.TermFieldReader(ctx, []byte(w), f, false, false, false)
+		if err != nil {
+			return 0, nil, fmt.Errorf("read recall index: %w", err)
+		}
+		out[w] = int(tfr.Count())
+		tfr.Close()
+	}
+	return int(total), out, nil
 }

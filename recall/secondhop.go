@@ -3,7 +3,6 @@ package recall
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -94,34 +93,25 @@ func (r *Recaller) expansion(ctx context.Context, ix *index, run, question strin
 		word  string
 		score float64
 	}
-	var cands []scored
+	var recurring []string
 	for w, n := range held {
 		if n >= minFeedback {
-			cands = append(cands, scored{word: w})
+			recurring = append(recurring, w)
 		}
 	}
-	if len(cands) == 0 {
+	if len(recurring) == 0 {
 		return nil, nil
 	}
-	total, dfs, err := ix.docFreqs(ctx, fieldText, func(yield func(string) bool) {
-		for _, c := range cands {
-			if !yield(c.word) {
-				return
-			}
-		}
-	})
+	total, dfs, err := ix.docFreqs(ctx, fieldText, recurring)
 	if err != nil {
 		return nil, err
 	}
-	out := cands[:0]
-	for _, c := range cands {
-		df := dfs[c.word]
+	var out []scored
+	for _, w := range recurring {
 		// A word in a tenth of the run or more says little of any turn.
-		if df == 0 || df*10 > total {
-			continue
+		if df := dfs[w]; df > 0 && df*10 <= total {
+			out = append(out, scored{w, float64(held[w]) * math.Log(float64(total)/float64(df))})
 		}
-		c.score = float64(held[c.word]) * math.Log(float64(total)/float64(df))
-		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.word, b.word))
@@ -134,34 +124,6 @@ func (r *Recaller) expansion(ctx context.Context, ix *index, run, question strin
 		words = append(words, c.word)
 	}
 	return words, nil
-}
-
-// docFreqs counts the documents holding each word in field f, and the
-// documents of the index.
-func (ix *index) docFreqs(ctx context.Context, f string, words func(func(string) bool)) (int, map[string]int, error) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return 0, nil, fmt.Errorf("read recall index: %w", err)
-	}
-	rd, err := adv.Reader()
-	if err != nil {
-		return 0, nil, fmt.Errorf("read recall index: %w", err)
-	}
-	defer rd.Close()
-	total, err := rd.DocCount()
-	if err != nil {
-		return 0, nil, fmt.Errorf("read recall index: %w", err)
-	}
-	out := map[string]int{}
-	for w := range words {
-		tfr, err := rd.TermFieldReader(ctx, []byte(w), f, false, false, false)
-		if err != nil {
-			return 0, nil, fmt.Errorf("read recall index: %w", err)
-		}
-		out[w] = int(tfr.Count())
-		tfr.Close()
-	}
-	return int(total), out, nil
 }
 
 // fuse merges two rankings of hits by reciprocal-rank fusion: a hit scores
