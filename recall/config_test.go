@@ -25,6 +25,9 @@ func TestConfigValidate(t *testing.T) {
 		{"the index caught up every 1,024 iterations", Config{IndexEvery: 1024}, true},
 		{"the index left behind longer", Config{IndexEvery: 1025}, false},
 		{"a negative index_every", Config{IndexEvery: -1}, false},
+		{"no second hop", Config{SecondHop: -1}, true},
+		{"a second hop of 64 words", Config{SecondHop: 64}, true},
+		{"a second hop past 64 words", Config{SecondHop: 65}, false},
 	} {
 		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: %+v gives %v", tc.name, tc.cfg, err)

@@ -2,11 +2,9 @@ package recall_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
@@ -71,23 +69,19 @@ func TestRecallFillsTheRoom(t *testing.T) {
 func TestFocusedWindowShowsTheTurnsTheQuestionMatched(t *testing.T) {
 	t.Parallel()
 	const budget = 3000
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var events []journal.Event
-	add := func(typ string, payload any) {
-		raw, err := json.Marshal(payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, journal.Event{Seq: int64(len(events) + 1), Timestamp: at.Add(time.Duration(len(events)) * time.Minute), Type: typ, Payload: raw})
-	}
-	add(journal.TypeRunStart, journal.RunStartPayload{RunID: testrun.RunID, Task: "Talk about the harbour"})
-	for i := 1; i <= 345; i++ {
+	var lines []string
+	for i := 1; i <= 346; i++ {
 		line := fmt.Sprintf("Turn %d: the weather at the harbour was calm and the boats stayed in.", i)
 		if i%4 == 0 || i == 343 {
 			line = fmt.Sprintf("Turn %d: the lighthouse keeper logged lamp check %d.", i, i)
 		}
-		add(journal.TypeThought, journal.ThoughtPayload{Content: line})
+		lines = append(lines, line)
 	}
+	lines[345] = "Turn 346: the tide turned."
+	// Turn 346 is the step after the question.
+	events := conversation(t, testrun.RunID, "Talk about the harbour", lines)
+	next := events[len(events)-1:]
+	events = events[:len(events)-1]
 	eng := testrun.Feed(t, events, budget, 1000)
 	ctx := context.Background()
 	run, _ := eng.Journal.Run(ctx, testrun.RunID)
@@ -119,18 +113,12 @@ func TestFocusedWindowShowsTheTurnsTheQuestionMatched(t *testing.T) {
 	keptNewest(t, run, cx)
 
 	// The next step: the recall stays, the window is as usual again.
-	add(journal.TypeThought, journal.ThoughtPayload{Content: "Turn 346: the tide turned."})
-	if _, err := eng.Journal.Append(ctx, testrun.RunID, journal.FormatDelta, events[len(events)-1:]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.Update(ctx, testrun.RunID); err != nil {
-		t.Fatal(err)
-	}
-	_, next := retrievedText(t, eng)
-	if next.Focused {
+	testrun.FeedMore(t, eng, next, 1)
+	_, after := retrievedText(t, eng)
+	if after.Focused {
 		t.Error("the step after the question still has a focused window")
 	}
-	if n := strings.Count(next.Markdown(), "Turn 343: the lighthouse keeper"); n > 1 {
+	if n := strings.Count(after.Markdown(), "Turn 343: the lighthouse keeper"); n > 1 {
 		t.Errorf("turn 343 shows %d times in the next window", n)
 	}
 }

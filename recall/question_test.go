@@ -13,17 +13,10 @@ import (
 	"github.com/delta-memory/delta-memory/recall"
 )
 
-// dialogue opens an engine over a run of one thought per line (line i is
-// iteration i+1), with the recall settings tune makes, brought up to date
-// under budget.
-func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*engine.Engine, journal.Run) {
+// conversation is a run's journal of one thought per line (line i is
+// iteration i+1), a minute apart.
+func conversation(t *testing.T, run, task string, lines []string) []journal.Event {
 	t.Helper()
-	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget, Recall: tune})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var events []journal.Event
 	add := func(typ string, payload any) {
@@ -33,11 +26,24 @@ func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config
 		}
 		events = append(events, journal.Event{Seq: int64(len(events) + 1), Timestamp: at.Add(time.Duration(len(events)) * time.Minute), Type: typ, Payload: raw})
 	}
-	add(journal.TypeRunStart, journal.RunStartPayload{RunID: "talk", Task: "A conversation"})
+	add(journal.TypeRunStart, journal.RunStartPayload{RunID: run, Task: task})
 	for _, l := range lines {
 		add(journal.TypeThought, journal.ThoughtPayload{Content: l})
 	}
-	if _, err := eng.Journal.Append(ctx, "talk", journal.FormatDelta, events); err != nil {
+	return events
+}
+
+// dialogue opens an engine over a conversation of lines, with the recall
+// settings tune makes, brought up to date under budget.
+func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*engine.Engine, journal.Run) {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget, Recall: tune})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	if _, err := eng.Journal.Append(ctx, "talk", journal.FormatDelta, conversation(t, "talk", "A conversation", lines)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Update(ctx, "talk"); err != nil {
@@ -50,9 +56,13 @@ func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config
 	return eng, run
 }
 
-// filler is a line that matches none of the tests' questions.
-func filler(i int) string {
-	return fmt.Sprintf("Turn %d: chatting about the weather, number %d of many, nothing more to report today.", i, i)
+// fillers are n lines that match none of the tests' questions.
+func fillers(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("Turn %d: chatting about the weather, number %d of many, nothing more to report today.", i+1, i+1)
+	}
+	return lines
 }
 
 // hitFor returns the hit that matched iteration n, and whether there is one.
@@ -71,10 +81,7 @@ func hitFor(hits []engine.Retrieved, n int) (engine.Retrieved, bool) {
 // alone when its neighbours only share its time.
 func TestExchangeBringsTheOtherHalfOfAQuestion(t *testing.T) {
 	t.Parallel()
-	lines := make([]string, 200)
-	for i := range lines {
-		lines[i] = filler(i + 1)
-	}
+	lines := fillers(200)
 	lines[9] = "Lemon drizzle cake, lemon drizzle cake!"
 	lines[49] = "Mel: What did you bake for the school fair?"
 	lines[50] = "Caro: A lemon drizzle cake with poppy seeds."
@@ -115,10 +122,7 @@ func TestExchangeBringsTheOtherHalfOfAQuestion(t *testing.T) {
 // hit at all. The first search's best hit keeps its place.
 func TestSecondHopFindsWhatTheQuestionDoesNotName(t *testing.T) {
 	t.Parallel()
-	lines := make([]string, 200)
-	for i := range lines {
-		lines[i] = filler(i + 1)
-	}
+	lines := fillers(200)
 	lines[29] = "Jon plays the violin in the Westbury orchestra."
 	lines[59] = "Jon's violin teacher in Westbury says he practises daily."
 	lines[89] = "The Westbury violin recital was the best one yet."
