@@ -175,3 +175,46 @@ func fillRecall(t *testing.T, eng *engine.Engine, words string) (*window.Context
 	}
 	return before, tot.Folds[fold.TriggerPressure], hits
 }
+
+// TestRecalledTurnsShowOneLineEach: a conversation's turns are iterations
+// that only speak, and a recall brings back dozens of them. Each shows as
+// one line headed by its number ("[iter 42] thought: …"), in full, not
+// under an iteration heading of its own, and the window stays within its
+// budget.
+func TestRecalledTurnsShowOneLineEach(t *testing.T) {
+	t.Parallel()
+	const budget = 3000
+	var lines []string
+	for i := 1; i <= 300; i++ {
+		line := fmt.Sprintf("Turn %d: the weather at the harbour was calm and the boats stayed in.", i)
+		if i%7 == 0 {
+			line = fmt.Sprintf("Turn %d: the lighthouse keeper logged lamp check %d.", i, i)
+		}
+		lines = append(lines, line)
+	}
+	eng := testrun.Feed(t, conversation(t, testrun.RunID, "Talk about the harbour", lines), budget, 1000)
+	_, _, hits := fillRecall(t, eng, "lighthouse keeper lamp check")
+	got, cx := retrievedText(t, eng)
+	if n := eng.Tokenizer.Count(cx.Markdown()); n > budget {
+		t.Fatalf("the window has %d tokens, budget %d", n, budget)
+	}
+	if strings.Contains(got, "#### Iteration") {
+		t.Errorf("recalled turns show under iteration headings:\n%s", got)
+	}
+	ranges := 0
+	for _, h := range hits {
+		if h.Iterations[0] == h.Iterations[1] {
+			continue
+		}
+		ranges++
+		for n := h.Iterations[0]; n <= h.Iterations[1]; n++ {
+			want := fmt.Sprintf("[iter %d] thought: %s\n", n, lines[n-1])
+			if !strings.Contains(got, want) {
+				t.Errorf("hit %v does not show iteration %d as the line %q", h.Iterations, n, want)
+			}
+		}
+	}
+	if ranges == 0 {
+		t.Fatal("set-up: no hit came back with the turns around it")
+	}
+}

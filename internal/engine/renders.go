@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -16,7 +17,7 @@ import (
 // rendering changes, so that renderings kept in recall_renders by an
 // older build are made again; TestRenderVersionNamesTheRendering fails
 // until then.
-const renderVersion = "1"
+const renderVersion = "2"
 
 // rendering is an iteration's L0 Markdown and its token count.
 type rendering struct {
@@ -36,9 +37,11 @@ func (e *Engine) renderKey(maxOut int) string {
 // journal and rendered, and kept when keep is set. Only folded iterations
 // belong here: they no longer change.
 //
-// lone asks for the rendering of one iteration shown alone: without the
-// trailing newlines, and without its heading when the heading says only
-// "ok" (the recall's section heading names the iteration already).
+// An iteration that only speaks renders as fold.SpokenLine, one line per
+// message, unless it is lone; any other as fold.RenderL0. lone asks for
+// the rendering of one iteration shown alone: without the trailing
+// newlines, and without its L0 heading when the heading says only "ok"
+// (the recall's section heading names the iteration already).
 func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxOut int, lone, keep bool) ([]rendering, error) {
 	if len(numbers) == 0 {
 		return nil, nil
@@ -73,6 +76,11 @@ func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxO
 	for _, it := range its {
 		i := slices.IndexFunc(out, func(r rendering) bool { return r.Iteration == it.Number })
 		if i < 0 || out[i].Markdown != "" {
+			continue
+		}
+		if line, ok := fold.SpokenLine(it); ok && !lone {
+			out[i].Markdown, out[i].Tokens = line, e.Tokenizer.Count(line)
+			made = append(made, out[i])
 			continue
 		}
 		l0 := e.renderL0(it, maxOut)

@@ -15,14 +15,14 @@ import (
 const bundledJournal = "../../testdata/journals/synth-400.jsonl"
 
 // renderingSum is the SHA-256 of the bundled journal's iterations as
-// fold.RenderL0 renders them (o200k_base, outputs bounded at 200 tokens),
-// for renderVersion "1".
-const renderingSum = "48382a041f893e654c4458373ef46c00f8d8a46c975e7a4dbb1b3ead1d69ca83"
+// fold.RenderL0 and fold.SpokenLine render them (o200k_base, outputs
+// bounded at 200 tokens), for renderVersion "2".
+const renderingSum = "37ab6e56c567f18f0df055a648def7c6c669305f4fd99494fd9bff5909e0fa0b"
 
-// TestRenderVersionNamesTheRendering fails when fold.RenderL0 renders the
-// bundled journal differently from what renderVersion names: renderings
-// kept by an older build would then be shown. Bump renderVersion and
-// record the new sum.
+// TestRenderVersionNamesTheRendering fails when fold.RenderL0 or
+// fold.SpokenLine renders the bundled journal differently from what
+// renderVersion names: renderings kept by an older build would then be
+// shown. Bump renderVersion and record the new sum.
 func TestRenderVersionNamesTheRendering(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -43,6 +43,9 @@ func TestRenderVersionNamesTheRendering(t *testing.T) {
 	for _, it := range its {
 		l0 := fold.RenderL0(e.Tokenizer, it, 200)
 		fmt.Fprintf(h, "%d\n%s\n", l0.MarkdownTokens, l0.Markdown)
+		if line, ok := fold.SpokenLine(it); ok {
+			fmt.Fprintf(h, "spoken\n%s", line)
+		}
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); e.Tokenizer.Name() != "o200k_base" || sum != renderingSum {
 		t.Fatalf("fold.RenderL0 renders the bundled journal (%s) as %s, not as renderVersion %q names (%s): bump renderVersion and set renderingSum",
