@@ -82,6 +82,9 @@ type Block struct {
 	LLM LLMUsage `json:"llm"`
 	// SelfCheck is the outcome of the LLM self-check (Summary.SelfCheck).
 	SelfCheck string `json:"self_check"`
+	// AwaitingLLM says the block holds its extractive summary until the
+	// model's replaces it (Folder.Defer, Folder.Upgrade).
+	AwaitingLLM bool `json:"awaiting_llm"`
 	// Tokens is the size of the block's rendering (Render), counted with
 	// the engine's tokenizer.
 	Tokens int `json:"tokens"`

@@ -28,6 +28,11 @@ type Folder struct {
 	// once (at most 1 means one at a time). Blocks are still written one
 	// by one, in range order, so the result does not depend on it.
 	Concurrency int
+	// Defer folds L2–L4 ranges with Extractive at once, the block marked
+	// as awaiting the Summarizer's summary, which Upgrade makes later: a
+	// slow or hung model then never holds a fold, nor the agent waiting
+	// on it.
+	Defer bool
 }
 
 // FoldOptions describe one fold.
@@ -290,6 +295,13 @@ func (f *Folder) summarize(ctx context.Context, req *Request) (Summary, error) {
 	if f.Summarizer == nil {
 		return Extractive{}.Summarize(ctx, req)
 	}
+	if f.Defer && req.Level > L1 {
+		if _, ext := f.Summarizer.(Extractive); !ext {
+			s, err := Extractive{}.Summarize(ctx, req)
+			s.Awaiting = true
+			return s, err
+		}
+	}
 	s, err := f.Summarizer.Summarize(ctx, req)
 	if err == nil {
 		return s, nil
@@ -315,7 +327,7 @@ func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summar
 		Run: run.ID, Level: o.Level, Kind: KindOf(o.Level), First: o.First, Last: o.Last,
 		Title: s.Title, Content: s.Content, Outcome: s.Outcome, Keywords: s.Keywords, Entities: s.Entities,
 		StateChanges: s.StateChanges, Errors: s.Errors, Visible: true, Trigger: o.Trigger,
-		Summarizer: s.Summarizer, CreatedIter: run.Iterations, CreatedAt: run.EndedAt, SelfCheck: s.SelfCheck,
+		Summarizer: s.Summarizer, CreatedIter: run.Iterations, CreatedAt: run.EndedAt, SelfCheck: s.SelfCheck, AwaitingLLM: s.Awaiting,
 		LLM: LLMUsage{Calls: s.Usage.Calls, PromptTokens: s.Usage.PromptTokens, CompletionTokens: s.Usage.CompletionTokens},
 	}
 	for _, n := range req.Pinned {

@@ -29,8 +29,8 @@ func TestLLMSelfCheck(t *testing.T) {
 			fold.SelfCheckAmended, "The model summarized this range (answer 1). It says what was done and why. Also: " + fact, 1},
 		{"nothing missing", llmtest.JSON(map[string]any{"missing": []string{}}, 50, 20),
 			fold.SelfCheckComplete, "The model summarized this range (answer 1).", 0},
-		{"check failed", llmtest.Error(503, "overloaded"),
-			"failed: HTTP 503: overloaded", "The model summarized this range (answer 1).", 0},
+		{"check failed", llmtest.Error(400, "context too long"),
+			"failed: HTTP 400: context too long", "The model summarized this range (answer 1).", 0},
 		{"check answer invalid", llmtest.JSON(map[string]any{"facts": []string{}}, 50, 20),
 			`failed: missing field "missing"`, "The model summarized this range (answer 1).", 0},
 	}

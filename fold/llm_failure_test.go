@@ -31,7 +31,7 @@ func TestLLMFailuresFallBack(t *testing.T) {
 		calls  int
 		tokens int // prompt tokens the failed calls reported
 	}{
-		{"server error", fixed(llmtest.Error(500, "upstream exploded")), "HTTP 500: upstream exploded", 1, 0},
+		{"server error past the retries", fixed(llmtest.Error(500, "upstream exploded")), "HTTP 500: upstream exploded", 4, 0},
 		{"unknown model", fixed(llmtest.Error(404, "model small-model does not exist")), "HTTP 404: model small-model does not exist", 1, 0},
 		{"rate limited past the retries", fixed(llmtest.Error(429, "quota exceeded")), "rate limited (HTTP 429) after 4 attempts: quota exceeded", 4, 0},
 		{"invalid JSON", fixed(llmtest.Completion("Here is the summary: it went well.", 40, 9)), "invalid JSON", 1, 40},

@@ -52,6 +52,9 @@ type Summary struct {
 	// SelfCheck is the outcome of the LLM self-check: "" when none was
 	// asked, SelfCheckComplete, SelfCheckAmended, or "failed: <reason>".
 	SelfCheck string
+	// Awaiting says the summary stands in for the configured summarizer's,
+	// which Folder.Upgrade is to make (Folder.Defer).
+	Awaiting bool
 }
 
 // Outcomes of the LLM self-check (Summary.SelfCheck, Block.SelfCheck).

@@ -83,6 +83,7 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 		if err != nil {
 			return err
 		}
+		stored, checked := a.run.LastSeq, false
 		res.Resumed = start.Offset > 0
 		if _, err := f.Seek(start.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("seek %s: %w", name, err)
@@ -112,6 +113,14 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 				return lineError(name, lr.line, fmt.Errorf("seq %d does not increase (previous line had seq %d)", e.Seq, prev))
 			}
 			prev = e.Seq
+			if e.Seq <= stored && !checked {
+				// Read from the top: the first event already stored must be
+				// the one stored, or the file is another journal.
+				checked = true
+				if err := sameStored(ctx, tx.Tx, runID, e); err != nil {
+					return fmt.Errorf("%s:%d: %w", name, lr.line, err)
+				}
+			}
 			if _, err := a.add(ctx, e); err != nil {
 				var ie *InputError
 				if errors.As(err, &ie) {
@@ -129,6 +138,10 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 		}
 		if progress != nil {
 			progress(lr.off, st.Size())
+		}
+		if prev > 0 && prev < stored && a.res.Added == 0 {
+			return fmt.Errorf("%w: %s ends at seq %d, but run %s holds events up to seq %d (was it rotated or truncated?); import it as a new run with --run, or point at the journal the run was written to",
+				ErrJournalReplaced, name, prev, runID, stored)
 		}
 		ar, err := a.finish(ctx)
 		if err != nil {
@@ -211,4 +224,26 @@ func prefixHash(f *os.File, offset int64) (string, error) {
 	}
 	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// sameStored checks that event e, whose seq the run holds already, is the
+// event stored at that seq (same type and time): a journal read again from
+// its top repeats the run, a rotated or replaced one does not.
+func sameStored(ctx context.Context, q sqlx.QueryerContext, runID string, e Event) error {
+	var row struct {
+		Type string `db:"type"`
+		TS   string `db:"ts"`
+	}
+	err := sqlx.GetContext(ctx, q, &row, `SELECT type, ts FROM events WHERE run_id = ? AND seq = ?`, runID, e.Seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // a gap in the stored seqs: nothing to compare
+	}
+	if err != nil {
+		return fmt.Errorf("read stored event %d: %w", e.Seq, sqlitedb.Classify(err))
+	}
+	if row.Type != e.Type || row.TS != TimeText(e.Timestamp) {
+		return fmt.Errorf("%w: seq %d is %s at %s here, but run %s stored %s at %s (the journal was rotated or replaced); import it as a new run with --run, or point at the journal the run was written to",
+			ErrJournalReplaced, e.Seq, e.Type, TimeText(e.Timestamp), runID, row.Type, row.TS)
+	}
+	return nil
 }

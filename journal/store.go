@@ -21,6 +21,9 @@ var (
 	ErrIterationNotFound = errors.New("iteration not found")
 	// ErrSeqOrder means events were appended with a seq that does not increase.
 	ErrSeqOrder = errors.New("seq must increase")
+	// ErrJournalReplaced means a journal file does not continue the run
+	// stored from it: it was rotated, truncated or replaced.
+	ErrJournalReplaced = errors.New("the journal does not continue the stored run")
 )
 
 // RangeError reports an iteration request outside a run's real range.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
@@ -25,6 +26,11 @@ type glance struct {
 	active  []retrievedJSON
 	folds   []fold.LogEntry
 	llm     fold.LLMUsage
+	// awaiting are the visible blocks awaiting the model's summary, and
+	// breaker the summarizer endpoint's circuit breaker (nil without an
+	// LLM summarizer).
+	awaiting []string
+	breaker  *engine.BreakerStatus
 }
 
 // lastFoldsShown is how many of the newest folds `show` lists.
@@ -93,6 +99,14 @@ func printGlance(w io.Writer, g glance, p palette) {
 	if !g.llm.IsZero() {
 		fmt.Fprintf(w, "  llm %d calls, %d prompt + %d completion tokens; %d fell back to extractive; %d amended by the self-check\n",
 			g.llm.Calls, g.llm.PromptTokens, g.llm.CompletionTokens, g.llm.Failures, g.llm.Amended)
+	}
+	if len(g.awaiting) > 0 {
+		fmt.Fprintf(w, "  llm summaries awaited for %d blocks (%s); they show their extractive summary until then\n",
+			len(g.awaiting), strings.Join(g.awaiting, ", "))
+	}
+	if b := g.breaker; b != nil && b.OpenUntil != nil && time.Now().Before(*b.OpenUntil) {
+		fmt.Fprintf(w, "  llm circuit open until %s after %d failures in a row (%s): no calls to %s until then\n",
+			b.OpenUntil.UTC().Format("15:04:05 UTC"), b.Failures, b.Reason, b.Endpoint)
 	}
 	printPartitions(w, g.cx, p)
 	printVisibleBlocks(w, g.blocks, p)

@@ -58,7 +58,11 @@ func warnLLM(e env, eng *engine.Engine) {
 		return
 	}
 	st := eng.LLM.Stats()
-	if st.Usage.Failures == 0 {
+	held := ""
+	if n := eng.HeldBack(); n > 0 {
+		held = fmt.Sprintf("; the circuit breaker then held back the calls for %d more (after %d failures in a row the endpoint is left alone for a while)", n, st.Usage.Failures)
+	}
+	if st.Usage.Failures == 0 && held == "" {
 		return
 	}
 	if st.Refused != nil {
@@ -67,6 +71,6 @@ func warnLLM(e env, eng *engine.Engine) {
 		fmt.Fprintf(e.stderr, "Try: check OPENAI_API_KEY (and OPENAI_BASE_URL), or pass --summarizer extractive\n")
 		return
 	}
-	fmt.Fprintf(e.stderr, "Warning: the LLM summarizer failed on %d of %d summaries; those blocks were summarized extractively, nothing was lost: %s\n",
-		st.Usage.Failures, st.Summaries, strings.Join(st.Reasons, "; "))
+	fmt.Fprintf(e.stderr, "Warning: the LLM summarizer failed on %d of %d summaries; those blocks were summarized extractively, nothing was lost: %s%s\n",
+		st.Usage.Failures, st.Summaries, strings.Join(st.Reasons, "; "), held)
 }

@@ -51,6 +51,8 @@ type residentSync struct {
 	Run     string        `json:"run,omitempty"`
 	Output  string        `json:"output"`
 	Keep    int           `json:"keep_recent"`
+	// Deadline is when the client must have its memory written.
+	Deadline time.Time `json:"deadline"`
 }
 
 // residentReply is the outcome of a served sync: what --json prints, or
@@ -63,7 +65,7 @@ type residentReply struct {
 }
 
 func toResident(in syncIn) (residentSync, error) {
-	r := residentSync{Engine: in.engine, Run: in.run, Keep: in.keep}
+	r := residentSync{Engine: in.engine, Run: in.run, Keep: in.keep, Deadline: in.deadline}
 	var err error
 	for _, p := range []struct {
 		dst *string
@@ -85,7 +87,7 @@ func toResident(in syncIn) (residentSync, error) {
 func (r residentSync) syncIn(warn func(string)) syncIn {
 	cfg := r.Engine
 	cfg.Warn = warn
-	return syncIn{engine: cfg, journal: r.Journal, run: r.Run, output: r.Output, keep: r.Keep}
+	return syncIn{engine: cfg, journal: r.Journal, run: r.Run, output: r.Output, keep: r.Keep, deadline: r.Deadline}
 }
 
 // syncResident hands the sync to the database's resident server. served

@@ -76,6 +76,9 @@ Examples:
 			if g.totals, err = eng.Fold.Totals(c.Context, run.ID); err != nil {
 				return err
 			}
+			if err := llmState(c.Context, eng, run.ID, &g); err != nil {
+				return err
+			}
 			if g.recalls, err = recallCounts(c, eng, run); err != nil {
 				return err
 			}
@@ -85,7 +88,7 @@ Examples:
 					out[i] = toBlockJSON(b)
 				}
 				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": g.counts, "blocks": out, "bookmarks": g.marks,
-					"retrieved": g.active, "llm": toLLMJSON(g.llm), "totals": toTotalsJSON(g)})
+					"retrieved": g.active, "llm": toLLMJSON(g), "totals": toTotalsJSON(g)})
 			}
 			if g.folds, err = eng.Fold.Log(c.Context, run.ID, 200); err != nil {
 				return err
@@ -208,6 +211,9 @@ type blockJSON struct {
 	AccessCount  int      `json:"access_count"`
 	Trigger      string   `json:"trigger"`
 	Summarizer   string   `json:"summarizer"`
+	// AwaitingLLM says the block shows its extractive summary until the
+	// model's replaces it (a sync did not wait for the model).
+	AwaitingLLM bool `json:"awaiting_llm"`
 	// LLMTokens is what the endpoint reported for the calls that made the
 	// block (zeros for extractive blocks), LLMCalls how many calls that was.
 	LLMTokens llmTokensJSON `json:"llm_tokens"`
@@ -228,7 +234,7 @@ func toBlockJSON(b *fold.Block) blockJSON {
 		ID: b.ID, Level: b.Level, Kind: b.Kind, Iterations: [2]int{b.First, b.Last}, Title: b.Title, Content: b.Content,
 		Outcome: b.Outcome, Keywords: nonNil(b.Keywords), Entities: nonNil(b.Entities), StateChanges: nonNil(b.StateChanges),
 		Errors: nonNil(b.Errors), Pinned: b.Pinned, Importance: math.Round(b.Importance*1000) / 1000, AccessCount: b.AccessCount,
-		Trigger: b.Trigger, Summarizer: b.Summarizer, Tokens: b.Tokens, Visible: b.Visible, Unfolded: b.Unfolded,
+		Trigger: b.Trigger, Summarizer: b.Summarizer, AwaitingLLM: b.AwaitingLLM, Tokens: b.Tokens, Visible: b.Visible, Unfolded: b.Unfolded,
 		LLMTokens: llmTokensJSON{Prompt: b.LLM.PromptTokens, Completion: b.LLM.CompletionTokens}, LLMCalls: b.LLM.Calls, SelfCheck: b.SelfCheck,
 		CreatedIter: b.CreatedIter, StartedAt: stamp(b.Start), EndedAt: stamp(b.End),
 	}

@@ -1,23 +1,54 @@
 package main
 
 import (
-	"github.com/delta-memory/delta-memory/fold"
+	"context"
+
+	"github.com/delta-memory/delta-memory/internal/engine"
 )
 
-// llmJSON is the run's LLM totals in `show --json`, under "llm".
+// llmJSON is the run's LLM totals in `show --json`, under "llm": what was
+// spent, which visible blocks still await the model's summary, and the
+// endpoint's circuit breaker (null without an LLM summarizer).
 type llmJSON struct {
-	Calls            int `json:"calls"`
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Failures         int `json:"failures"`
+	Calls            int                   `json:"calls"`
+	PromptTokens     int                   `json:"prompt_tokens"`
+	CompletionTokens int                   `json:"completion_tokens"`
+	Failures         int                   `json:"failures"`
+	Awaiting         []string              `json:"awaiting"`
+	Breaker          *engine.BreakerStatus `json:"breaker"`
 }
 
-func toLLMJSON(u fold.LLMUsage) llmJSON {
-	return llmJSON{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Failures: u.Failures}
+func toLLMJSON(g glance) llmJSON {
+	u := g.llm
+	return llmJSON{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Failures: u.Failures,
+		Awaiting: nonNil(g.awaiting), Breaker: g.breaker}
 }
 
 // llmTokensJSON is a block's "llm_tokens" in --json output.
 type llmTokensJSON struct {
 	Prompt     int `json:"prompt"`
 	Completion int `json:"completion"`
+}
+
+// llmState reads which of the run's blocks await the model's summary,
+// and the summarizer endpoint's circuit breaker.
+func llmState(ctx context.Context, eng *engine.Engine, run string, g *glance) error {
+	n, err := eng.Fold.CountAwaiting(ctx, run)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bs, err := eng.Fold.Awaiting(ctx, run, n)
+		if err != nil {
+			return err
+		}
+		for _, b := range bs {
+			g.awaiting = append(g.awaiting, b.ID)
+		}
+	}
+	st, ok, err := eng.Breaker(ctx)
+	if ok {
+		g.breaker = &st
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -36,6 +37,13 @@ Inputs come from Delta's environment, and flags override them:
 A missing or empty journal gives a short valid file and exit 0. Another sync of the same
 workspace is waited for (up to 10 s), then sync fails with a clear error.
 
+With an LLM summarizer, a fold never waits for the model: the block is stored with its
+extractive summary, and the model's replaces it when it arrives, within what is left of
+--deadline (default 10s, DELTA_MEMORY_DEADLINE), else in a later sync. A hung or failing
+endpoint costs one sync its deadline; after 3 failures in a row no call is made for 2
+minutes (the circuit breaker, shared by every sync of the database). Each time the sync
+did without the model, it says so in one line on stderr.
+
 context.yaml:
    - type: computed_file
      id: folded_memory
@@ -50,22 +58,25 @@ context.yaml:
 Examples:
    delta memory sync
    DELTA_CWD=/work/ws DELTA_RUN_ID=run-42 delta memory sync --budget 8000
-   delta memory sync --cwd /work/ws --run run-42 --output /tmp/memory.md --json`,
+   delta memory sync --cwd /work/ws --run run-42 --output /tmp/memory.md --json
+   DELTA_MEMORY_DEADLINE=5s delta memory sync`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "Markdown FILE to write (default: $DELTA_CWD/.delta/context_artifacts/memory.md)"},
 			keepRecentFlag("newest iterations left to Delta's journal source"),
 			&cli.StringFlag{Name: "cwd", Usage: "the agent's workspace (default: $DELTA_CWD, else .)"},
 			&cli.StringFlag{Name: "agent-home", Usage: "the agent project, for its memory.yaml (default: $DELTA_AGENT_HOME)"},
 			&cli.StringFlag{Name: "journal", Usage: "journal FILE to read (default: $DELTA_CWD/.delta/$DELTA_RUN_ID/journal.jsonl)"},
+			&cli.StringFlag{Name: "deadline", Usage: "write the memory within this DURATION, not waiting longer for the LLM's summaries (default 10s) [$DELTA_MEMORY_DEADLINE]"},
 			&cli.BoolFlag{Name: "json", Usage: "print what the call did as JSON"},
 		},
 		Action: func(c *cli.Context) error {
+			start := time.Now()
 			// A sync is a short process that allocates a few MB: collecting
 			// garbage would cost more than it frees. The limit brings the
 			// collector back for a first sync of a very long journal.
 			debug.SetGCPercent(-1)
 			debug.SetMemoryLimit(512 << 20)
-			in, err := syncInputs(c, e)
+			in, err := syncInputs(c, e, start)
 			if err != nil {
 				return err
 			}
@@ -101,7 +112,7 @@ Examples:
 // runSync is one sync on an open engine: the engine's work, then the
 // Markdown written atomically. A resident server runs it too.
 func runSync(ctx context.Context, eng *engine.Engine, in syncIn) (syncJSON, error) {
-	res, err := eng.Sync(ctx, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep})
+	res, err := eng.Sync(ctx, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep, Deadline: in.deadline})
 	if err != nil {
 		return syncJSON{}, fmt.Errorf("sync %s: %w", in.journal, err)
 	}
@@ -118,12 +129,19 @@ type syncIn struct {
 	run     string
 	output  string
 	keep    int
+	// deadline is when the memory must be written (SyncOptions.Deadline).
+	deadline time.Time
 }
 
 // syncInputs resolves sync's inputs: a flag beats Delta's environment,
 // which beats the defaults.
-func syncInputs(c *cli.Context, e env) (syncIn, error) {
+func syncInputs(c *cli.Context, e env, start time.Time) (syncIn, error) {
 	var in syncIn
+	d, err := syncDeadline(c, e)
+	if err != nil {
+		return in, err
+	}
+	in.deadline = start.Add(d)
 	cwd := cmp.Or(c.String("cwd"), e.getenv("DELTA_CWD"), ".")
 	in.run = global(c, e, "run")
 	in.journal = c.String("journal")
@@ -138,7 +156,6 @@ func syncInputs(c *cli.Context, e env) (syncIn, error) {
 		in.journal = engine.JournalPath(cwd, in.run)
 	}
 	in.output = cmp.Or(c.String("output"), filepath.Join(cwd, ".delta", "context_artifacts", "memory.md"))
-	var err error
 	if in.keep, err = keepRecent(c, e); err != nil {
 		return in, err
 	}
@@ -168,6 +185,23 @@ func syncDBPath(c *cli.Context, e env) string {
 		return p
 	}
 	return filepath.Join(cmp.Or(c.String("cwd"), e.getenv("DELTA_CWD"), "."), ".delta", "memory.db")
+}
+
+// syncDeadline reads --deadline, else DELTA_MEMORY_DEADLINE, else
+// engine.DefaultDeadline.
+func syncDeadline(c *cli.Context, e env) (time.Duration, error) {
+	v, from := c.String("deadline"), "--deadline"
+	if v == "" {
+		v, from = e.getenv("DELTA_MEMORY_DEADLINE"), "DELTA_MEMORY_DEADLINE"
+	}
+	if v == "" {
+		return engine.DefaultDeadline, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, usagef("pass a duration under the generator's timeout_ms, e.g. --deadline 10s", "%s %q: want a duration such as 10s", from, v)
+	}
+	return d, nil
 }
 
 // keepRecentFlag is --keep-recent, shared by sync, simulate and demo.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/delta-memory/delta-memory/fold"
@@ -71,6 +72,8 @@ type Engine struct {
 
 	l0       l0Cache
 	lockWait time.Duration
+	warn     func(string)
+	held     atomic.Int64
 	// LLMSettings are the summarizer settings in force; LLM is the LLM
 	// summarizer, nil when the extractive one is used.
 	LLMSettings LLMSettings
@@ -176,11 +179,11 @@ func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
 	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: p.tok, Summarizer: fold.Extractive{}, Config: p.fold}
 	if p.llm.Summarizer == SummarizerLLM {
 		e.LLM = newLLM(p.llm, cfg.LLM, p.tok)
-		e.Folder.Summarizer, e.Folder.Concurrency = e.LLM, p.llm.Concurrency
+		e.Folder.Summarizer, e.Folder.Concurrency = guarded{LLMSummarizer: e.LLM, br: e.breaker(), held: &e.held}, p.llm.Concurrency
 	}
 	e.Scheduler = &fold.Scheduler{Folder: e.Folder}
 	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(db.Path), p.recall)
-	e.Recall.Warn = cfg.Warn
+	e.Recall.Warn, e.warn = cfg.Warn, cfg.Warn
 	return e
 }
 
@@ -230,6 +233,8 @@ func (e *Engine) ResolveRun(ctx context.Context, id string) (journal.Run, error)
 type Step struct {
 	Fold   fold.StepResult   `json:"fold"`
 	Recall recall.StepResult `json:"recall"`
+	// Upgrade is what became of the blocks awaiting the model's summary.
+	Upgrade Upgrade `json:"upgrade"`
 }
 
 // Import imports a journal file, then brings its run up to date: the fold
@@ -242,11 +247,12 @@ func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOpt
 		return journal.ImportResult{}, Step{}, err
 	}
 	defer lock.Release()
-	return e.importLocked(ctx, path, opts)
+	return e.importLocked(ctx, path, opts, time.Time{})
 }
 
-// importLocked is Import, under the process lock.
-func (e *Engine) importLocked(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, Step, error) {
+// importLocked is Import, under the process lock, with the model's
+// summaries asked for until (no limit when zero).
+func (e *Engine) importLocked(ctx context.Context, path string, opts journal.ImportOptions, until time.Time) (journal.ImportResult, Step, error) {
 	res, err := e.Journal.ImportFile(ctx, path, opts)
 	if err != nil || !hasEvents(res) {
 		return res, Step{}, err
@@ -256,7 +262,7 @@ func (e *Engine) importLocked(ctx context.Context, path string, opts journal.Imp
 		// while the fold scheduler runs.
 		e.Recall.Preload(ctx, journal.Run{ID: res.Run, Iterations: res.Iterations, LastSeq: res.LastSeq})
 	}
-	step, err := e.Update(ctx, res.Run)
+	step, err := e.update(ctx, res.Run, until)
 	return res, step, err
 }
 
@@ -266,6 +272,13 @@ func hasEvents(r journal.ImportResult) bool { return r.Run != "" && r.LastSeq > 
 // Update runs the fold scheduler on a run, then catches the recall index
 // up and runs the recall triggers on its new iterations.
 func (e *Engine) Update(ctx context.Context, runID string) (Step, error) {
+	return e.update(ctx, runID, time.Time{})
+}
+
+// update is Update, with the model's summaries of the blocks the step
+// made (and of those still awaiting one) asked for until until, or with
+// no limit but the calls' own timeouts when it is zero.
+func (e *Engine) update(ctx context.Context, runID string, until time.Time) (Step, error) {
 	var st Step
 	var err error
 	if st.Fold, err = e.Scheduler.Step(ctx, runID); err != nil {
@@ -277,6 +290,9 @@ func (e *Engine) Update(ctx context.Context, runID string) (Step, error) {
 	}
 	if st.Recall, err = e.Recall.Step(ctx, run); err != nil {
 		return st, fmt.Errorf("recall for run %s: %w", runID, err)
+	}
+	if st.Upgrade, err = e.upgrade(ctx, run, until); err != nil {
+		return st, fmt.Errorf("LLM summaries of run %s: %w", runID, err)
 	}
 	return st, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
@@ -18,6 +19,16 @@ import (
 // Engine's own journal source (its max_iterations).
 const DefaultKeepRecent = 5
 
+// DefaultDeadline bounds a sync's wait for the model's summaries, well
+// under the 30 s a Delta Engine generator is given: past it, the memory is
+// written from what is ready, extractive summaries standing in for those
+// still awaited.
+const DefaultDeadline = 10 * time.Second
+
+// deadlineReserve is the part of a sync's deadline kept for what follows
+// the model's summaries: compiling the window and writing it.
+const deadlineReserve = 500 * time.Millisecond
+
 // SyncOptions say what Sync reads and what it leaves out.
 type SyncOptions struct {
 	// Journal is the Delta journal.jsonl to import from.
@@ -27,12 +38,19 @@ type SyncOptions struct {
 	// KeepRecent newest iterations are left out of Working: the agent
 	// runtime shows them itself.
 	KeepRecent int
+	// Deadline, when not zero, is when the memory must be written: calls
+	// to the model stop in time for it (deadlineReserve before). Zero
+	// means DefaultDeadline from the start of Sync.
+	Deadline time.Time
 }
 
 // SyncResult is what one Sync did and the Markdown it made.
 type SyncResult struct {
 	Import journal.ImportResult
 	Step   Step
+	// Warnings say what the sync could not do but did without (the
+	// model's summaries it did not wait for); each is one line.
+	Warnings []string
 	// Context is the compiled window, nil when the journal holds no
 	// events yet.
 	Context *window.Context
@@ -51,11 +69,13 @@ type SyncResult struct {
 // shows.
 func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
 	var res SyncResult
+	if opts.Deadline.IsZero() {
+		opts.Deadline = time.Now().Add(DefaultDeadline)
+	}
 	st, err := os.Stat(opts.Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		res.Markdown = emptyMemory(fmt.Sprintf("no journal yet at %s", opts.Journal))
-		return res, nil
+		return e.syncStored(ctx, opts)
 	case err != nil:
 		return res, fmt.Errorf("sync: %w", err)
 	case st.IsDir():
@@ -71,9 +91,20 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 		return res, err
 	}
 	defer lock.Release()
-	res.Import, res.Step, err = e.importLocked(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta})
+	// The agent waits on a sync: its folds never wait for the model. They
+	// are made extractive, and upgraded until the deadline (upgrade).
+	defer func(d bool) { e.Folder.Defer = d }(e.Folder.Defer)
+	e.Folder.Defer = e.LLM != nil
+	res.Import, res.Step, err = e.importLocked(ctx, opts.Journal, journal.ImportOptions{RunID: opts.RunID, Format: journal.FormatDelta},
+		opts.Deadline.Add(-deadlineReserve))
 	if err != nil {
 		return res, err
+	}
+	if w := res.Step.Upgrade.Warning(e.LLMSettings.BaseURLOrDefault()); w != "" {
+		res.Warnings = append(res.Warnings, w)
+		if e.warn != nil {
+			e.warn(w)
+		}
 	}
 	if !hasEvents(res.Import) {
 		res.Markdown = emptyMemory(fmt.Sprintf("the journal at %s has no complete events yet", opts.Journal))
@@ -89,6 +120,37 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 	}
 	// The step's index batches went to disk while the window was compiled.
 	if err := e.Recall.Flush(ctx); err != nil {
+		return res, err
+	}
+	res.Markdown = res.Context.Markdown()
+	if res.Markdown == "" {
+		res.Markdown = emptyMemory("nothing to show yet")
+	}
+	return res, nil
+}
+
+// syncStored is a sync whose journal file is missing. A run the database
+// holds is written from there, as it stood at the last sync, with a
+// warning: a journal moved or deleted must not blank the agent's memory.
+// Only a run the database does not know gets the "no journal yet" note.
+func (e *Engine) syncStored(ctx context.Context, opts SyncOptions) (SyncResult, error) {
+	var res SyncResult
+	run, err := e.Journal.Run(ctx, opts.RunID)
+	if opts.RunID == "" || errors.Is(err, journal.ErrRunNotFound) {
+		res.Markdown = emptyMemory(fmt.Sprintf("no journal yet at %s", opts.Journal))
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	w := fmt.Sprintf("the journal %s is missing; the memory is written from the database (run %s as of its last sync, %d iterations). Point --journal at the run's journal, or check DELTA_CWD and DELTA_RUN_ID",
+		opts.Journal, run.ID, run.Iterations)
+	res.Warnings = append(res.Warnings, w)
+	if e.warn != nil {
+		e.warn(w)
+	}
+	res.Import = journal.ImportResult{Run: run.ID, Iterations: run.Iterations, LastSeq: run.LastSeq}
+	if res.Context, err = e.Context(ctx, run, ContextOptions{Native: max(0, opts.KeepRecent)}); err != nil {
 		return res, err
 	}
 	res.Markdown = res.Context.Markdown()

@@ -19,8 +19,8 @@ const (
 	DefaultRetries          = 3
 	DefaultMaxBackoff       = 20 * time.Second
 	DefaultMaxResponseBytes = 1 << 20
-	// firstBackoff is the wait before the first retry of a 429 that says
-	// nothing of when to come back; it doubles with each retry.
+	// firstBackoff is the wait before the first retry of a 429 or 5xx
+	// that says nothing of when to come back; it doubles with each retry.
 	firstBackoff = 500 * time.Millisecond
 )
 
@@ -32,8 +32,8 @@ type Config struct {
 	APIKey  string
 	// Timeout bounds each HTTP request (0: DefaultTimeout).
 	Timeout time.Duration
-	// Retries is how many times a 429 answer is retried (0: DefaultRetries;
-	// negative: never).
+	// Retries is how many times a 429 or 5xx answer is retried (0:
+	// DefaultRetries; negative: never).
 	Retries int
 	// MaxBackoff caps one wait between retries, Retry-After included
 	// (0: DefaultMaxBackoff).
@@ -121,11 +121,13 @@ type Reply struct {
 	Attempts int
 }
 
-// Complete makes one chat completion. A 429 answer is retried up to
-// Config.Retries times, after the wait its Retry-After header asks for (or
-// an exponential backoff), capped at Config.MaxBackoff. An endpoint that
-// refuses response_format is asked again without it. Failures are *Error;
-// when ctx ends, ctx's error is returned as it is.
+// Complete makes one chat completion. A 429 or 5xx answer is retried up
+// to Config.Retries times, after the wait its Retry-After header asks for
+// (or an exponential backoff), capped at Config.MaxBackoff, and only when
+// the retry can start before ctx's deadline: a wait past it would only end
+// in ctx's error. An endpoint that refuses response_format is asked again
+// without it. Failures are *Error; when ctx ends, ctx's error is returned
+// as it is.
 func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 	useJSON := req.JSON && !c.noJSON.Load()
 	retries := max(c.cfg.Retries, 0)
@@ -144,9 +146,13 @@ func (c *Client) Complete(ctx context.Context, req Request) (Reply, error) {
 			c.noJSON.Store(true)
 			useJSON = false
 			continue
-		case e.Kind == KindRateLimit && limited < retries:
+		case (e.Kind == KindRateLimit || e.Kind == KindHTTP && e.Status >= 500) && limited < retries:
+			wait := c.backoff(limited+1, resp.Header().Get("Retry-After"))
+			if end, ok := ctx.Deadline(); ok && !time.Now().Add(wait).Before(end) {
+				return Reply{Attempts: attempt}, e
+			}
 			limited++
-			if err := c.cfg.Sleep(ctx, c.backoff(limited, resp.Header().Get("Retry-After"))); err != nil {
+			if err := c.cfg.Sleep(ctx, wait); err != nil {
 				return Reply{Attempts: attempt}, err
 			}
 			continue

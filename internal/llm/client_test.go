@@ -139,6 +139,58 @@ func TestCompleteRetries429(t *testing.T) {
 	}
 }
 
+// TestCompleteRetries5xx: a 5xx is the endpoint's failure, not the
+// request's: it is retried as a 429 is, Retry-After honoured.
+func TestCompleteRetries5xx(t *testing.T) {
+	t.Parallel()
+	b := setup(t, llm.Config{}, func(n int, _ llmtest.Request) llmtest.Response {
+		switch n {
+		case 1:
+			r := llmtest.Error(503, "overloaded")
+			r.Header = map[string]string{"Retry-After": "2"}
+			return r
+		case 2:
+			return llmtest.Error(502, "bad gateway")
+		}
+		return llmtest.Completion("{}", 3, 1)
+	})
+	rep, err := ask(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Attempts != 3 {
+		t.Errorf("attempts %d, want 3", rep.Attempts)
+	}
+	if want := []time.Duration{2 * time.Second, time.Second}; len(b.waits) != 2 || b.waits[0] != want[0] || b.waits[1] != want[1] {
+		t.Errorf("waits %v, want %v", b.waits, want)
+	}
+}
+
+// TestCompleteRetriesOnlyInsideTheDeadline: a retry that could not start
+// before the caller's deadline is not waited for; the failure comes back
+// at once, as it is.
+func TestCompleteRetriesOnlyInsideTheDeadline(t *testing.T) {
+	t.Parallel()
+	b := setup(t, llm.Config{}, func(int, llmtest.Request) llmtest.Response {
+		r := llmtest.Error(429, "slow down")
+		r.Header = map[string]string{"Retry-After": "15"}
+		return r
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rep, err := b.client.Complete(ctx, llm.Request{Model: "m"})
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.KindRateLimit || rep.Attempts != 1 {
+		t.Fatalf("got %v after %d attempts, want the 429 after 1", err, rep.Attempts)
+	}
+	if len(b.waits) != 0 {
+		t.Errorf("waited %v past the deadline", b.waits)
+	}
+	if !e.Transient() {
+		t.Error("a 429 is not transient")
+	}
+}
+
 func TestCompleteFailures(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat("x", 5000)
@@ -153,13 +205,13 @@ func TestCompleteFailures(t *testing.T) {
 	}{
 		{"rate limited past the retries", llm.Config{Retries: 2}, func(int, llmtest.Request) llmtest.Response { return llmtest.Error(429, "quota") },
 			llm.KindRateLimit, 429, "rate limited (HTTP 429) after 3 attempts: quota", 3},
-		{"server error", llm.Config{}, func(int, llmtest.Request) llmtest.Response { return llmtest.Error(500, "upstream exploded") },
-			llm.KindHTTP, 500, "HTTP 500: upstream exploded", 1},
+		{"server error past the retries", llm.Config{}, func(int, llmtest.Request) llmtest.Response { return llmtest.Error(500, "upstream exploded") },
+			llm.KindHTTP, 500, "HTTP 500: upstream exploded", 4},
 		{"bad request", llm.Config{}, func(int, llmtest.Request) llmtest.Response { return llmtest.Error(404, "model not found") },
 			llm.KindHTTP, 404, "HTTP 404: model not found", 1},
 		{"non-JSON error page", llm.Config{}, func(int, llmtest.Request) llmtest.Response {
 			return llmtest.Response{Status: 502, Body: "<html>bad gateway</html>"}
-		}, llm.KindHTTP, 502, "HTTP 502: <html>bad gateway</html>", 1},
+		}, llm.KindHTTP, 502, "HTTP 502: <html>bad gateway</html>", 4},
 		{"bad key", llm.Config{}, func(int, llmtest.Request) llmtest.Response { return llmtest.Error(401, "Incorrect API key provided") },
 			llm.KindAuth, 401, "invalid API key (HTTP 401): Incorrect API key provided", 1},
 		{"oversized body", llm.Config{MaxResponseBytes: 1000}, func(int, llmtest.Request) llmtest.Response { return llmtest.Completion(huge, 1, 1) },

@@ -12,7 +12,8 @@ type Kind string
 const (
 	// KindTimeout: the call took longer than the configured timeout.
 	KindTimeout Kind = "timeout"
-	// KindRateLimit: the endpoint kept answering 429 after every retry.
+	// KindRateLimit: the endpoint kept answering 429 after every retry
+	// (or until the caller's deadline).
 	KindRateLimit Kind = "rate limited"
 	// KindAuth: the endpoint refused the API key (401 or 403).
 	KindAuth Kind = "auth"
@@ -58,6 +59,20 @@ func (e *Error) Error() string {
 		s += ": " + e.Message
 	}
 	return s
+}
+
+// Transient reports a failure of the endpoint rather than of the request:
+// no answer in time, no answer at all, rate limiting or a 5xx. Another
+// request would likely fail the same way for a while; a circuit breaker
+// counts these.
+func (e *Error) Transient() bool {
+	switch e.Kind {
+	case KindTimeout, KindTransport, KindRateLimit:
+		return true
+	case KindHTTP:
+		return e.Status >= 500
+	}
+	return false
 }
 
 // Unwrap returns the underlying error.
