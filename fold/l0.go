@@ -85,6 +85,9 @@ type L0 struct {
 	MarkdownTokens int
 	Messages       []Message
 	MessagesTokens int
+	// RawTokens is the Markdown's count with every tool output whole: the
+	// iteration as raw history, before any cut.
+	RawTokens int
 }
 
 // RenderL0 renders an iteration in full. A tool output over maxOutput
@@ -109,6 +112,7 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 		asst.Content = StrPtr(it.Thought)
 	}
 	var results []Message
+	cut := 0 // tokens the outputs' cuts left out
 	for i := range it.Calls {
 		c := &it.Calls[i]
 		id := c.ID
@@ -122,7 +126,12 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 		}
 		out, status := "(no result yet)", "PENDING"
 		if c.Result != nil {
-			out, status = reduceOutput(tok, c.Result.Output, maxOutput, it.Number), c.Result.Status
+			var whole int
+			out, whole = reduceOutput(tok, c.Result.Output, maxOutput, it.Number)
+			status = c.Result.Status
+			if whole > 0 {
+				cut += whole - tok.Count(out)
+			}
 		}
 		fence := fenceFor(out)
 		fmt.Fprintf(&md, "Result %s:\n%s\n%s\n%s\n", status, fence, strings.TrimRight(out, "\n"), fence)
@@ -138,29 +147,31 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 	r := L0{Markdown: md.String(), Messages: msgs}
 	r.MarkdownTokens = tok.Count(r.Markdown)
 	r.MessagesTokens = messagesBound(r.MarkdownTokens, msgs)
+	r.RawTokens = r.MarkdownTokens + max(0, cut)
 	return r
 }
 
 // reduceOutput keeps the head and tail of an output over max tokens, cut at
 // line boundaries, with a note saying how much was left out and how to see
 // it. Sizes are estimated from the output's bytes per token, then the result
-// is what gets counted, so the estimate never leaks into a budget.
-func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) string {
+// is what gets counted, so the estimate never leaks into a budget. whole is
+// the output's own token count when it was cut, else 0.
+func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) (reduced string, whole int) {
 	// Every BPE token covers at least one byte: an output no longer in
 	// bytes than the limit cannot exceed it in tokens, and need not be
 	// counted.
 	if len(out) <= limit {
-		return out
+		return out, 0
 	}
 	total := tok.Count(out)
 	if total <= limit {
-		return out
+		return out, 0
 	}
 	bytesPerTok := float64(len(out)) / float64(total)
 	keep := int(float64(limit/2) * bytesPerTok)
 	head := cutAtLine(out[:min(keep, len(out))], false)
 	tail := cutAtLine(out[max(len(out)-keep, len(head)):], true)
-	return fmt.Sprintf("%s\n[output truncated: %d tokens; delta memory show --iteration %d]\n%s", head, total, iter, tail)
+	return fmt.Sprintf("%s\n[output truncated: %d tokens; delta memory show --iteration %d]\n%s", head, total, iter, tail), total
 }
 
 // cutAtLine trims s to whole lines: the leading part for a head, the

@@ -20,7 +20,7 @@ func makeNote(tok scoring.Tokenizer, it *journal.Iteration, toolsOK map[string]b
 	l0 := RenderL0(tok, it, maxOutput)
 	n := &Note{
 		Run: it.Run, Number: it.Number, L0: l0.Markdown, L0Msgs: l0.Messages, L0Tokens: l0.MarkdownTokens,
-		MsgTokens: l0.MessagesTokens, HasError: it.HasError, StartedAt: journal.TimeText(it.Start),
+		MsgTokens: l0.MessagesTokens, RawTokens: l0.RawTokens, HasError: it.HasError, StartedAt: journal.TimeText(it.Start),
 	}
 	for _, sn := range it.Notes {
 		n.System = append(n.System, sn.Level+": "+sn.Content)

@@ -41,6 +41,9 @@ type Note struct {
 	L0Msgs    []Message
 	L0Tokens  int
 	MsgTokens int
+	// RawTokens is the iteration with every output whole (L0.RawTokens);
+	// 0 for notes made before the database kept it.
+	RawTokens int
 	L1        string
 	L1Tokens  int
 	HasError  bool
@@ -66,6 +69,7 @@ type noteRow struct {
 	L0Msgs    string         `db:"l0_messages"`
 	L0Tokens  int            `db:"l0_tokens"`
 	MsgTokens int            `db:"msg_tokens"`
+	RawTokens int            `db:"raw_tokens"`
 	L1        string         `db:"l1"`
 	L1Tokens  int            `db:"l1_tokens"`
 	HasError  bool           `db:"has_error"`
@@ -80,12 +84,12 @@ type noteRow struct {
 	StartedAt string         `db:"started_at"`
 }
 
-const noteColumns = `run_id, number, block, l0, l0_messages, l0_tokens, msg_tokens, l1, l1_tokens, has_error,
+const noteColumns = `run_id, number, block, l0, l0_messages, l0_tokens, msg_tokens, raw_tokens, l1, l1_tokens, has_error,
 	protect, milestone, entities, changes, errors, terms, calls, system, started_at`
 
 func (r *noteRow) toNote() *Note {
 	n := &Note{
-		Run: r.Run, Number: r.Number, Block: r.Block.String, L0: r.L0, L0Tokens: r.L0Tokens, MsgTokens: r.MsgTokens,
+		Run: r.Run, Number: r.Number, Block: r.Block.String, L0: r.L0, L0Tokens: r.L0Tokens, MsgTokens: r.MsgTokens, RawTokens: r.RawTokens,
 		L1: r.L1, L1Tokens: r.L1Tokens, HasError: r.HasError, Protect: r.Protect, Milestone: r.Milestone,
 		Entities: decodeStrings(r.Entities), Changes: decodeStrings(r.Changes), Errors: decodeStrings(r.Errors),
 		Terms: decodeStrings(r.Terms), System: decodeStrings(r.System), StartedAt: r.StartedAt,
@@ -106,7 +110,7 @@ func fromNote(n *Note) *noteRow {
 	}
 	return &noteRow{
 		Run: n.Run, Number: n.Number, Block: sql.NullString{String: n.Block, Valid: n.Block != ""},
-		L0: n.L0, L0Msgs: string(msgs), L0Tokens: n.L0Tokens, MsgTokens: n.MsgTokens, L1: n.L1, L1Tokens: n.L1Tokens,
+		L0: n.L0, L0Msgs: string(msgs), L0Tokens: n.L0Tokens, MsgTokens: n.MsgTokens, RawTokens: n.RawTokens, L1: n.L1, L1Tokens: n.L1Tokens,
 		HasError: n.HasError, Protect: n.Protect, Milestone: n.Milestone,
 		Entities: encodeStrings(n.Entities), Changes: encodeStrings(n.Changes), Errors: encodeStrings(n.Errors),
 		Terms: encodeStrings(n.Terms), Calls: string(calls), System: encodeStrings(n.System), StartedAt: n.StartedAt,
@@ -116,7 +120,7 @@ func fromNote(n *Note) *noteRow {
 // putNote inserts or replaces an iteration's note.
 func putNote(ctx context.Context, tx *sqlx.Tx, n *Note) error {
 	_, err := tx.NamedExecContext(ctx, `INSERT OR REPLACE INTO iteration_notes (`+noteColumns+`) VALUES
-		(:run_id, :number, :block, :l0, :l0_messages, :l0_tokens, :msg_tokens, :l1, :l1_tokens, :has_error,
+		(:run_id, :number, :block, :l0, :l0_messages, :l0_tokens, :msg_tokens, :raw_tokens, :l1, :l1_tokens, :has_error,
 		 :protect, :milestone, :entities, :changes, :errors, :terms, :calls, :system, :started_at)`, fromNote(n))
 	if err != nil {
 		return fmt.Errorf("store note of iteration %d: %w", n.Number, sqlitedb.Classify(err))

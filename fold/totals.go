@@ -10,7 +10,8 @@ import (
 // Totals are a run's whole-history figures, for inspection (`show`); they
 // read every note and block of the run, so hot paths don't use them.
 type Totals struct {
-	// RawTokens is every noted iteration in full (L0).
+	// RawTokens is every noted iteration in full, tool outputs whole
+	// (Note.RawTokens; L0 for notes made before it was kept).
 	RawTokens int `json:"raw_tokens"`
 	// Folds counts the blocks ever made, by trigger.
 	Folds map[string]int `json:"folds"`
@@ -19,7 +20,7 @@ type Totals struct {
 // Totals sums the run's raw history and counts its folds by trigger.
 func (s *Store) Totals(ctx context.Context, run string) (Totals, error) {
 	t := Totals{Folds: map[string]int{}}
-	if err := s.db.Read.GetContext(ctx, &t.RawTokens, `SELECT COALESCE(SUM(l0_tokens), 0) FROM iteration_notes WHERE run_id = ?`, run); err != nil {
+	if err := s.db.Read.GetContext(ctx, &t.RawTokens, `SELECT COALESCE(SUM(MAX(raw_tokens, l0_tokens)), 0) FROM iteration_notes WHERE run_id = ?`, run); err != nil {
 		return t, fmt.Errorf("sum raw tokens: %w", sqlitedb.Classify(err))
 	}
 	rows, err := s.db.Read.QueryContext(ctx, `SELECT trigger, COUNT(*) FROM blocks WHERE run_id = ? GROUP BY trigger`, run)

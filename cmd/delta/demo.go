@@ -1,18 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 func demoCommand(e env) *cli.Command {
@@ -140,7 +145,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 	if err := writeAtomic(out, []byte(res.Markdown)); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s: what the agent gets besides its %d newest iterations, in %s\n", p.bold("4. the window"), keep, out)
+	fmt.Fprintf(w, "\n%s: what the agent gets besides its %d newest iterations, in %s\n", p.bold("4. the memory file"), keep, out)
 	printPartitions(w, res.Context, p)
 
 	fmt.Fprintf(w, "\n%s\n", p.bold("5. savings"))
@@ -151,13 +156,19 @@ func runDemo(c *cli.Context, e env, keep int) error {
 	}
 
 	page := filepath.Join(dir, "memory.html")
-	if _, _, err := writePage(c, eng, run, page); err != nil {
+	if _, _, err := writePage(c, eng, run, page, keep); err != nil {
+		return err
+	}
+	keyword, err := demoKeyword(c.Context, eng, run, blocks)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%s file://%s\n", p.bold("6. the HTML view:"), page)
 	fmt.Fprintf(w, "   the timeline, the block tree (click a block for its summary), the partitions and the recalls; then look around:\n")
 	fmt.Fprintf(w, "   delta memory show --db %s\n", ecfg.DBPath)
-	fmt.Fprintf(w, "   delta memory retrieve --db %s --keyword LEASE_TTL_S\n", ecfg.DBPath)
+	if keyword != "" {
+		fmt.Fprintf(w, "   delta memory retrieve --db %s --keyword %s\n", ecfg.DBPath, shellWord(keyword))
+	}
 	fmt.Fprintf(w, "   delta memory context --db %s --budget 4000\n", ecfg.DBPath)
 	return nil
 }
@@ -207,4 +218,32 @@ func clipLines(s string, n int) string {
 		return s
 	}
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-n)
+}
+
+// demoKeyword picks a keyword for the demo's retrieve example from the
+// run itself: the first entity, else keyword, of the shown blocks, oldest
+// first, that a recall finds in folded history. "" when none does.
+func demoKeyword(ctx context.Context, eng *engine.Engine, run journal.Run, blocks []*fold.Block) (string, error) {
+	for _, b := range blocks {
+		for _, k := range append(slices.Clone(b.Entities), b.Keywords...) {
+			hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{k}, Limit: 1, DryRun: true})
+			if err != nil {
+				return "", err
+			}
+			if len(hits) > 0 && !hits[0].Visible {
+				return k, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// shellWord quotes s for a shell command line when it needs quoting.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

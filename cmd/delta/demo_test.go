@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestDemoRunsTheWholePipelineOffline(t *testing.T) {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"1. import", "400 iterations", "L3 milestone chapter", "2. folds", "blocks shown",
-		"3. recall", "an action failed on", "sync brought back iterations", "4. the window", "partitions",
+		"3. recall", "an action failed on", "sync brought back iterations", "4. the memory file", "partitions",
 		"5. savings", "raw history", "% smaller", "6. the HTML view:", "memory.html", "delta memory show --db"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
@@ -27,6 +28,17 @@ func TestDemoRunsTheWholePipelineOffline(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("demo output:\n%s", out)
+	}
+	checkExcerpt(t, "demo", readmeBlock(t, "What the demo prints"), out)
+	// The retrieve example finds what it names.
+	m := regexp.MustCompile(`delta memory retrieve --db (\S+) --keyword (.+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo suggests no retrieve:\n%s", out)
+	}
+	keyword := strings.Trim(m[2], "'")
+	got, stderr, code := b.run(t, context.Background(), "memory", "retrieve", "--db", m[1], "--keyword", keyword, "--dry-run", "--json")
+	if code != 0 || !strings.Contains(got, `"iterations"`) {
+		t.Errorf("the suggested retrieve --keyword %s: exit %d, %s%s", keyword, code, got, stderr)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, ".delta", "context_artifacts", "memory.md"))
 	if err != nil || !strings.Contains(string(md), "## ") {

@@ -153,7 +153,12 @@ func printPartitions(w io.Writer, cx *window.Context, p palette) {
 		fmt.Fprintf(w, "  %-11s %s %7s / %-7s %s\n", partitionLabels[part.Name], p.bar(part.Tokens, part.Budget, 24),
 			simulate.Thousands(part.Tokens), simulate.Thousands(part.Budget), p.dim(plural(len(part.Sections), "section")))
 	}
-	fmt.Fprintf(w, "  %-11s %s %7s / %s\n", "window", p.bar(cx.Tokens, cx.Budget, 24), simulate.Thousands(cx.Tokens), simulate.Thousands(cx.Budget))
+	name, note := "window", ""
+	if cx.Native > 0 {
+		// The memory file: the newest iterations come with the call.
+		name, note = "memory file", fmt.Sprintf("   (the %d newest iterations not included)", cx.Native)
+	}
+	fmt.Fprintf(w, "  %-11s %s %7s / %s%s\n", name, p.bar(cx.Tokens, cx.Budget, 24), simulate.Thousands(cx.Tokens), simulate.Thousands(cx.Budget), note)
 }
 
 func printVisibleBlocks(w io.Writer, bs []*fold.Block, p palette) {

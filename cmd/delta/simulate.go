@@ -106,7 +106,7 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, keep int, lines 
 // replayLine is one replayed iteration in text form.
 func replayLine(it simulate.Iteration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%5d  window %7s  raw %9s  sync %6.1f ms", it.Iteration, simulate.Thousands(it.WindowTokens), simulate.Thousands(it.RawTokens), it.SyncMS)
+	fmt.Fprintf(&b, "%5d  memory %7s  raw %9s  sync %6.1f ms", it.Iteration, simulate.Thousands(it.WindowTokens), simulate.Thousands(it.RawTokens), it.SyncMS)
 	for _, f := range it.Folds {
 		fmt.Fprintf(&b, "  fold L%d %d-%d (%s)", f.Level, f.First, f.Last, f.Trigger)
 	}

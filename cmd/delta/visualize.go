@@ -22,7 +22,9 @@ tree (click a block for its summary, keywords, entities and the iterations it co
 window's partitions with their budgets and usage, and the recalls with their reasons.
 
 The page fetches nothing (no network, no CDN scripts or fonts), so it can be mailed or
-attached to a bug report. The window is compiled under --budget, as context would.
+attached to a bug report. The window is compiled under --budget, as context would: the whole
+window, every iteration included (a sync's memory file leaves out the newest, which the
+agent runtime shows itself; the demo's page shows that view, and says so).
 --json prints {"output", "iterations", "blocks", "bytes"}.
 
 Examples:
@@ -43,7 +45,7 @@ Examples:
 				return err
 			}
 			defer eng.Close()
-			d, size, err := writePage(c, eng, run, out)
+			d, size, err := writePage(c, eng, run, out, 0)
 			if err != nil {
 				return err
 			}
@@ -61,9 +63,10 @@ Examples:
 
 // pageSize says n bytes in the largest fitting unit.
 // writePage renders the run's HTML view to out, atomically, and returns
-// what it showed and the page's size in bytes.
-func writePage(c *cli.Context, eng *engine.Engine, run journal.Run, out string) (*visualize.Data, int, error) {
-	d, err := visualize.Gather(c.Context, eng, run)
+// what it showed and the page's size in bytes. With native > 0 the page's
+// window is the memory file, without the native newest iterations.
+func writePage(c *cli.Context, eng *engine.Engine, run journal.Run, out string, native int) (*visualize.Data, int, error) {
+	d, err := visualize.Gather(c.Context, eng, run, native)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -242,7 +242,9 @@ func TestBreakerOpensAndIsShared(t *testing.T) {
 // fallback it is, and the circuit stays closed.
 func TestUpgradeGivesUpOnAnswersThatWouldFailAgain(t *testing.T) {
 	t.Parallel()
-	b := newLLMBed(t, 160, func(int, llmtest.Request) llmtest.Response { return llmtest.Completion("Sure! Here is a summary.", 30, 8) })
+	b := newLLMBed(t, 160, func(int, llmtest.Request) llmtest.Response {
+		return llmtest.Completion("Sure! Here is a summary.", 30, 8)
+	})
 	b.write(t, len(b.lines))
 	eng := b.open(t)
 	res := b.sync(t, eng, time.Minute)

@@ -147,7 +147,7 @@ func quantile(sorted []float64, q float64) float64 {
 
 // WriteText prints the totals as the few lines `simulate` shows.
 func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "iterations %s   raw history %s tokens   window ≤ %s (max %s, mean %s)\n",
+	fmt.Fprintf(w, "iterations %s   raw history %s tokens   memory file ≤ %s (max %s, mean %s)\n",
 		Thousands(r.Iterations), Thousands(r.RawTokens), Thousands(r.Budget), Thousands(r.WindowMax), Thousands(int(r.WindowMean+0.5)))
 	fmt.Fprintf(w, "folds: %s   recalls: %s, %d refreshed\n",
 		r.Folds.String("pressure", "interval", "milestone", "cascade"), r.Recalls.String("explicit", "implicit", "error"), r.Refreshed)

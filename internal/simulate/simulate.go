@@ -82,7 +82,7 @@ func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*R
 	defer f.Close()
 	rep := &Report{Run: src.Run, Budget: eng.Config.Budget, KeepRecent: opts.KeepRecent, Format: src.Format}
 	var prev string
-	raw := 0
+	var counter rawCounter
 	seen := map[int]bool{} // recall ids made so far
 	for i, chunk := range src.Chunks {
 		if err := ctx.Err(); err != nil {
@@ -101,11 +101,10 @@ func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*R
 		if res.Context != nil {
 			it.WindowTokens = res.Context.Tokens
 		}
-		added, native, err := rawTokens(ctx, eng, src.Run, res.Import.Iterations, res.Import.NewIterations, opts.KeepRecent)
+		raw, native, err := counter.update(ctx, eng, src.Run, res.Import.Iterations, opts.KeepRecent)
 		if err != nil {
 			return rep, err
 		}
-		raw += added
 		it.RawTokens, it.NativeTokens = raw, native
 		for _, fe := range res.Step.Fold.Folds {
 			it.Folds = append(it.Folds, Fold{Block: fe.Block, Level: fe.Level, First: fe.First, Last: fe.Last, Trigger: fe.Trigger})
@@ -134,27 +133,46 @@ func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*R
 	return rep, nil
 }
 
-// rawTokens returns the full-text tokens of the iterations the sync added,
-// and of the keep newest iterations.
-func rawTokens(ctx context.Context, eng *engine.Engine, run string, last, added, keep int) (int, int, error) {
+// rawCounter keeps the raw history's size through a replay, as Totals
+// counts it at the end: each iteration in full, outputs whole. The newest
+// iteration can still grow (a result arrives with the next lines), and is
+// counted again then.
+type rawCounter struct {
+	total int
+	// last is the newest iteration counted, and lastTokens what it
+	// counted then.
+	last, lastTokens int
+}
+
+// update counts the iterations up to last, and returns the raw total and
+// the full-text tokens of the keep newest iterations.
+func (c *rawCounter) update(ctx context.Context, eng *engine.Engine, run string, last, keep int) (int, int, error) {
 	if last == 0 {
-		return 0, 0, nil
+		return c.total, 0, nil
 	}
-	from := max(1, min(last-added+1, last-keep+1))
+	from := max(1, min(c.last, last-keep+1))
 	notes, err := eng.Fold.Notes(ctx, run, from, last)
 	if err != nil {
 		return 0, 0, fmt.Errorf("simulate: read iterations %d-%d: %w", from, last, err)
 	}
-	var sum, native int
+	native := 0
 	for _, n := range notes {
-		if n.Number > last-added {
-			sum += n.L0Tokens
+		raw := max(n.RawTokens, n.L0Tokens)
+		switch {
+		case n.Number == c.last:
+			c.total += raw - c.lastTokens
+		case n.Number > c.last:
+			c.total += raw
+		}
+		if n.Number == last {
+			c.lastTokens = raw
 		}
 		if n.Number > last-keep {
-			native += n.L0Tokens
+			native += n.L0Tokens // as a window shows them
 		}
 	}
-	return sum, native, nil
+	c.last = last
+	return c.total, native, nil
 }
 
 // prefixShare is the share of prev's bytes that cur starts with.

@@ -129,7 +129,7 @@ func TestRunReplaysEveryIteration(t *testing.T) {
 	}
 	var text strings.Builder
 	rep.WriteText(&text)
-	for _, want := range []string{"iterations 60", "window ≤ 3,000", "folds: ", "sync p50"} {
+	for _, want := range []string{"iterations 60", "memory file ≤ 3,000", "folds: ", "sync p50"} {
 		if !strings.Contains(text.String(), want) {
 			t.Fatalf("summary lacks %q:\n%s", want, text.String())
 		}

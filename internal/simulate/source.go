@@ -21,7 +21,9 @@ type Source struct {
 	Run string
 	// Format is the input's format: journal.FormatDelta or FormatOpenAI.
 	Format string
-	// Chunks start at a THOUGHT each; the first also holds what came
+	// Chunks are the iterations as an import groups them (see
+	// journal's grouping rules): each starts at a THOUGHT, or at the
+	// USER_MESSAGE that opens its iteration; the first also holds what came
 	// before it (RUN_START, the task), and the last what came after.
 	Chunks []Chunk
 }
@@ -122,17 +124,31 @@ func runID(path string, events []journal.Event) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// split groups events into chunks that each start at a THOUGHT.
+// split groups events into one chunk per iteration, by the rules an
+// import groups them with: a user message after the first thought opens
+// the next iteration, which its thought then joins; any other thought
+// opens one. A chunk thus ends where its iteration does, and the replay's
+// iteration numbers follow the run's, one by one.
 func split(events []journal.Event) []Chunk {
 	var chunks []Chunk
 	var cur []byte
-	seenThought := false
+	seenThought := false // the run has a thought: iterations have begun
+	thought := false     // the open chunk has its thought
 	for _, e := range events {
-		if e.Type == journal.TypeThought && seenThought {
+		opens := false
+		switch e.Type {
+		case journal.TypeThought:
+			opens = seenThought && thought
+			seenThought, thought = true, true
+		case journal.TypeUserMessage:
+			if opens = seenThought && thought; opens {
+				thought = false
+			}
+		}
+		if opens {
 			chunks = append(chunks, cur)
 			cur = nil
 		}
-		seenThought = seenThought || e.Type == journal.TypeThought
 		cur = journal.AppendDelta(cur, e)
 		cur = append(cur, '\n')
 	}

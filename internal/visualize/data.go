@@ -51,8 +51,11 @@ type Run struct {
 // Window is the compiled context window: budget, usage and partitions,
 // without the chat messages (the sections hold the same text).
 type Window struct {
-	Budget     int                `json:"budget"`
-	Tokens     int                `json:"tokens"`
+	Budget int `json:"budget"`
+	Tokens int `json:"tokens"`
+	// Native is how many newest iterations the window leaves to the
+	// agent runtime (the memory file's view), 0 for the whole window.
+	Native     int                `json:"native"`
 	Tokenizer  string             `json:"tokenizer"`
 	Partitions []window.Partition `json:"partitions"`
 	Omitted    []string           `json:"omitted"`
@@ -94,15 +97,16 @@ const (
 )
 
 // Gather reads what the page shows of run from the engine: the blocks,
-// the window compiled under the engine's budget, the recalls and the
-// bookmarks. It returns the engine's errors.
-func Gather(ctx context.Context, eng *engine.Engine, run journal.Run) (*Data, error) {
+// the window compiled under the engine's budget (without the native
+// newest iterations, as a sync writes it, when native > 0), the recalls
+// and the bookmarks. It returns the engine's errors.
+func Gather(ctx context.Context, eng *engine.Engine, run journal.Run, native int) (*Data, error) {
 	counts, err := eng.Journal.Counts(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
 	d := &Data{Run: Run{Run: run, Counts: counts}}
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err := eng.Context(ctx, run, engine.ContextOptions{Native: native})
 	if err != nil {
 		return nil, fmt.Errorf("compile the window: %w", err)
 	}
@@ -158,7 +162,7 @@ func coverage(run journal.Run, blocks []*fold.Block, marks []fold.Bookmark, reca
 }
 
 func toWindow(cx *window.Context) Window {
-	w := Window{Budget: cx.Budget, Tokens: cx.Tokens, Tokenizer: cx.Tokenizer, Omitted: nonNil(cx.Omitted)}
+	w := Window{Budget: cx.Budget, Tokens: cx.Tokens, Native: cx.Native, Tokenizer: cx.Tokenizer, Omitted: nonNil(cx.Omitted)}
 	w.Partitions = make([]window.Partition, len(cx.Partitions))
 	for i, p := range cx.Partitions {
 		p.Sections = slices.Clone(p.Sections)

@@ -93,7 +93,7 @@ func build() (*fixture, error) {
 	if _, err := eng.Retrieve(ctx, f.run, recall.Query{Keywords: []string{"pytest", "failed"}, Limit: 3}); err != nil {
 		return f, err
 	}
-	if f.data, err = visualize.Gather(ctx, eng, f.run); err != nil {
+	if f.data, err = visualize.Gather(ctx, eng, f.run, 0); err != nil {
 		return f, err
 	}
 	f.html, err = visualize.HTML(f.data)
@@ -107,7 +107,7 @@ func render(t *testing.T, eng *engine.Engine, runID string) (*visualize.Data, []
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := visualize.Gather(t.Context(), eng, run)
+	d, err := visualize.Gather(t.Context(), eng, run, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

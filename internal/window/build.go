@@ -17,7 +17,7 @@ import (
 // each partition are shown shorter, and Omitted says what.
 func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, opts Options) (*Context, error) {
 	cfg, tok := opts.Config, opts.Tokenizer
-	c := &Context{Budget: cfg.Budget, Tokenizer: tok.Name()}
+	c := &Context{Budget: cfg.Budget, Tokenizer: tok.Name(), Native: max(0, opts.Native)}
 
 	system := opts.SystemPrompt
 	if system == "" {

@@ -59,6 +59,10 @@ type Context struct {
 	// Focused says the window was built for a question to memory
 	// (Options.Focus): Retrieved first, the summaries by their titles.
 	Focused bool `json:"focused,omitempty"`
+	// Native is how many newest iterations were left out for the caller
+	// to show itself (Options.Native): with Native > 0 the window is the
+	// memory file, not all the model sees.
+	Native int `json:"native,omitempty"`
 
 	markdown  string
 	focusRoom int

@@ -56,7 +56,7 @@
     var facts = [
       ["status", r.status || "—"], ["iterations", fmt(r.iterations)], ["events", fmt(r.events)],
       ["tool calls", fmt(r.counts.calls) + (r.counts.failed_calls ? " (" + fmt(r.counts.failed_calls) + " failed)" : "")],
-      ["blocks", fmt(data.blocks.length)], ["window", fmt(w.tokens) + " / " + fmt(w.budget) + " tokens"]
+      ["blocks", fmt(data.blocks.length)], [w.native ? "memory file" : "window", fmt(w.tokens) + " / " + fmt(w.budget) + " tokens"]
     ];
     if (stamp(r.started_at)) facts.push(["time (UTC)", stamp(r.started_at) + " → " + stamp(r.ended_at)]);
     var dl = document.getElementById("run-facts");
@@ -233,7 +233,9 @@
   function windowView() {
     var w = data.window;
     document.getElementById("window-sum").textContent =
-      fmt(w.tokens) + " of " + fmt(w.budget) + " tokens (" + Math.round(100 * w.tokens / Math.max(1, w.budget)) + "%), counted with " + w.tokenizer + ".";
+      (w.native ? "The memory file: " : "The whole window: ") +
+      fmt(w.tokens) + " of " + fmt(w.budget) + " tokens (" + Math.round(100 * w.tokens / Math.max(1, w.budget)) + "%), counted with " + w.tokenizer +
+      (w.native ? "; the " + w.native + " newest iterations, which the agent runtime shows itself, are not included." : ", every iteration included.");
     var bar = document.getElementById("budget-bar");
     var box = document.getElementById("partitions");
     w.partitions.forEach(function (p) {
