@@ -115,6 +115,7 @@ Examples:
 				simulateCommand(e),
 				demoCommand(e),
 				reindexCommand(e),
+				configCommand(e),
 				toolsCommand(e),
 				visualizeCommand(e),
 				evalCommand(e),
@@ -158,9 +159,20 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
 	cfg.MustExist = mustExist
 	eng, err := engine.Open(c.Context, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", cfg.DBPath, err)
+		return nil, openError(cfg.DBPath, err)
 	}
 	return eng, nil
+}
+
+// openError names the database in an error from engine.Open, unless the
+// error names it already or is about the settings, where the database is
+// beside the point: a bad memory.yaml is named by its own path.
+func openError(dbPath string, err error) error {
+	var ce *engine.ConfigError
+	if errors.As(err, &ce) || errors.Is(err, engine.ErrLLMSettings) || strings.Contains(err.Error(), dbPath) {
+		return err
+	}
+	return fmt.Errorf("open %s: %w", dbPath, err)
 }
 
 // engineConfig reads the global flags (and their environment variables)

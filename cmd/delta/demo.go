@@ -78,7 +78,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 	ecfg.DBPath = filepath.Join(dir, ".delta", "memory.db")
 	eng, err := engine.Open(c.Context, ecfg)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", ecfg.DBPath, err)
+		return openError(ecfg.DBPath, err)
 	}
 	defer eng.Close()
 

@@ -92,6 +92,10 @@ func hintFor(err error) string {
 		}
 		return "fix that line (or message) and import again; nothing of this file was imported"
 	}
+	var ce *engine.ConfigError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("fix %s; every key it leaves out keeps its default, and `delta memory config` prints the settings in force", ce.File)
+	}
 	var re *journal.RangeError
 	switch {
 	case errors.As(err, &re) && re.Iterations > 0:

@@ -83,7 +83,7 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, keep int, lines 
 	}
 	eng, err := engine.Open(c.Context, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", cfg.DBPath, err)
+		return nil, openError(cfg.DBPath, err)
 	}
 	defer eng.Close()
 	p := newProgress(e, "replaying "+src.Run)

@@ -79,7 +79,7 @@ Examples:
 			}
 			eng, err := engine.Open(c.Context, in.engine)
 			if err != nil {
-				return fmt.Errorf("open %s: %w", in.engine.DBPath, err)
+				return openError(in.engine.DBPath, err)
 			}
 			if e.exits {
 				defer eng.Leave()

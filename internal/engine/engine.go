@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,44 +128,76 @@ func OpenOn(db *sqlitedb.DB, cfg Config) (*Engine, error) {
 
 // prepared is what Open resolves before it touches the database.
 type prepared struct {
+	file   FileConfig
 	fold   fold.Config
 	recall recall.Config
 	tok    scoring.Tokenizer
 	llm    LLMSettings
 }
 
-// prepare reads the settings file and resolves the settings in force.
+// prepare reads the settings file and resolves the settings in force. A
+// setting from the file that does not work is a *ConfigError naming the
+// file.
 func prepare(path string, cfg Config) (prepared, error) {
 	var p prepared
 	fc, err := loadSettings(path, cfg.ConfigFile)
 	if err != nil {
 		return p, err
 	}
-	p.fold = fold.DefaultConfig(0)
-	fc.Apply(&p.fold)
+	p.file = fc
+	p.fold = fc.FoldConfig()
 	if cfg.Budget > 0 {
 		p.fold.Budget = cfg.Budget
 	}
 	if err := p.fold.Validate(); err != nil {
-		return p, fmt.Errorf("fold settings: %w", err)
+		return p, fc.blame(fmt.Errorf("fold settings: %w", err))
 	}
-	p.recall = recall.DefaultConfig()
-	fc.ApplyRecall(&p.recall)
+	p.recall = fc.RecallConfig()
+	if err := p.recall.Validate(); err != nil {
+		return p, fc.blame(err)
+	}
 	if cfg.Recall != nil {
 		cfg.Recall(&p.recall)
-	}
-	if err := p.recall.Validate(); err != nil {
-		return p, fmt.Errorf("recall settings: %w", err)
+		if err := p.recall.Validate(); err != nil {
+			return p, fmt.Errorf("recall settings: %w", err)
+		}
 	}
 	tokName := cfg.Tokenizer
 	if tokName == "" {
 		tokName = fc.Tokenizer
 	}
 	if p.tok, err = scoring.NewTokenizer(tokName); err != nil {
+		if cfg.Tokenizer == "" {
+			err = fc.blame(err)
+		}
 		return p, err
 	}
 	p.llm, err = ResolveLLM(cfg.LLM, fc)
 	return p, err
+}
+
+// Settings are the settings in force for a Config: DESIGN.md's defaults,
+// then the settings file, then cfg's own fields (flags and environment).
+type Settings struct {
+	// File is the settings file merged over the defaults; File.File is
+	// "" when there was none.
+	File   FileConfig
+	Fold   fold.Config
+	Recall recall.Config
+	// Tokenizer is the BPE encoding's name.
+	Tokenizer string
+	LLM       LLMSettings
+}
+
+// ResolveSettings resolves the settings Open would use, without opening
+// the database. Its errors are Open's: a *ConfigError names the file.
+func ResolveSettings(cfg Config) (Settings, error) {
+	path := cmp.Or(cfg.DBPath, DefaultDBPath(os.Getenv))
+	p, err := prepare(path, cfg)
+	if err != nil {
+		return Settings{}, err
+	}
+	return Settings{File: p.file, Fold: p.fold, Recall: p.recall, Tokenizer: p.tok.Name(), LLM: p.llm}, nil
 }
 
 // assemble builds the engine's parts over an open database.
