@@ -80,6 +80,7 @@ func newApp(e env) *cli.App {
 	app := &cli.App{
 		Name:            "delta",
 		Usage:           "memory folding for long-running LLM agents",
+		Version:         buildVersion(),
 		HideHelpCommand: true,
 		Writer:          e.stdout,
 		ErrWriter:       e.stderr,
@@ -138,16 +139,24 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 }
 
 // unknownCommand runs for a parent command given no subcommand, or one it
-// does not have.
+// does not have. Either is a usage error (exit 2): the help goes to
+// stderr, where it does not mix with output a script reads.
 func unknownCommand(c *cli.Context) error {
+	name := c.Command.HelpName
+	if name == "" {
+		name = c.App.Name
+	}
 	if c.Args().Present() {
-		name := c.Command.HelpName
-		if name == "" {
-			name = c.App.Name
-		}
 		return usagef(name+" --help", "unknown command %q", c.Args().First())
 	}
-	return cli.ShowSubcommandHelp(c)
+	out := c.App.Writer
+	c.App.Writer = c.App.ErrWriter
+	err := cli.ShowSubcommandHelp(c)
+	c.App.Writer = out
+	if err != nil {
+		return err
+	}
+	return usagef(name+" COMMAND (the commands are listed above)", "%s: missing command", name)
 }
 
 // openEngine opens the database named by --db (or the default).
@@ -173,6 +182,17 @@ func openError(dbPath string, err error) error {
 		return err
 	}
 	return fmt.Errorf("open %s: %w", dbPath, err)
+}
+
+// release closes an engine that a writing command opened. When the
+// command failed it discards the engine instead, which removes a database
+// the command created but stored nothing in (see engine.Engine.Discard).
+func release(ctx context.Context, eng *engine.Engine, err error) {
+	if err != nil {
+		eng.Discard(ctx)
+		return
+	}
+	eng.Close()
 }
 
 // engineConfig reads the global flags (and their environment variables)

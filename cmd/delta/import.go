@@ -41,7 +41,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: journal.FormatAuto, Usage: "input format: auto, delta or openai"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			if c.NArg() == 0 {
 				return usagef("delta memory import FILE... (see --help)", "%v: no FILE to import", errNoArgs)
 			}
@@ -53,7 +53,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
+			defer func() { release(c.Context, eng, err) }()
 			// Warn once, after every file: the blocks were made anyway.
 			defer warnLLM(e, eng)
 			var results []importJSON

@@ -88,6 +88,7 @@ Examples:
 			}
 			out, err := runSync(c.Context, eng, in)
 			if err != nil {
+				eng.Discard(c.Context) // no empty database left behind
 				return err
 			}
 			if spawn {

@@ -72,6 +72,10 @@ type Engine struct {
 
 	l0       l0Cache
 	lockWait time.Duration
+	// made is what Open created, for Discard; closed is set by Discard,
+	// after which Close and Leave do nothing.
+	made   created
+	closed bool
 	// LLMSettings are the summarizer settings in force; LLM is the LLM
 	// summarizer, nil when the extractive one is used.
 	LLMSettings LLMSettings
@@ -104,11 +108,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
 		}
 	}
+	made := plan(path)
 	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{OneConnection: cfg.OneConnection})
 	if err != nil {
+		made.remove()
 		return nil, err
 	}
-	return p.assemble(db, cfg), nil
+	e := p.assemble(db, cfg)
+	e.made = made
+	return e, nil
 }
 
 // OpenOn is Open on a database its caller keeps open across engines, as
@@ -234,6 +242,10 @@ func IndexPath(dbPath string) string {
 
 // Close closes the index and the database.
 func (e *Engine) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
 	return errors.Join(e.Recall.Close(), e.db.Close())
 }
 
@@ -241,6 +253,10 @@ func (e *Engine) Close() error {
 // index, and leaves the database's connections to the exit, so that SQLite
 // does not checkpoint the WAL on the way out (see sqlitedb.DB.Leave).
 func (e *Engine) Leave() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
 	return errors.Join(e.Recall.Close(), e.db.Leave())
 }
 
