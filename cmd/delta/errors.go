@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/journal"
@@ -95,6 +96,10 @@ func hintFor(err error) string {
 	var ce *engine.ConfigError
 	if errors.As(err, &ce) {
 		return fmt.Sprintf("fix %s; every key it leaves out keeps its default, and `delta memory config` prints the settings in force", ce.File)
+	}
+	var cut *fold.RangeCutError
+	if errors.As(err, &cut) {
+		return fmt.Sprintf("drop --exact to widen the range to the block's boundaries, fold a range that holds iterations %d-%d whole, or unfold %s first", cut.First, cut.Last, cut.Block)
 	}
 	var re *journal.RangeError
 	switch {
