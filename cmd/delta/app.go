@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -63,17 +61,7 @@ func globalFlags() []cli.Flag {
 // global returns a global flag's value: from the innermost command where the
 // user typed it, else from its environment variable, else "".
 func global(c *cli.Context, e env, name string) string {
-	for _, x := range c.Lineage() {
-		if slices.Contains(x.LocalFlagNames(), name) {
-			return x.String(name)
-		}
-	}
-	for _, g := range globals {
-		if g.name == name {
-			return e.getenv(g.env)
-		}
-	}
-	return ""
+	return globalSetting(c, e, name).value
 }
 
 func newApp(e env) *cli.App {
@@ -203,10 +191,10 @@ func engineConfig(c *cli.Context, e env) (engine.Config, error) {
 		path = engine.DefaultDBPath(e.getenv)
 	}
 	budget := 0
-	if b := global(c, e, "budget"); b != "" {
-		n, err := strconv.Atoi(b)
-		if err != nil || n < 500 {
-			return engine.Config{}, usagef("pass a whole number of tokens, e.g. --budget 32000", "--budget %q: want a number of tokens >= 500", b)
+	if b := globalSetting(c, e, "budget"); b.value != "" {
+		n, err := b.atLeast(500, "tokens", "32000")
+		if err != nil {
+			return engine.Config{}, err
 		}
 		budget = n
 	}

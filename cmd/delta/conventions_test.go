@@ -114,3 +114,39 @@ func TestFailedCommandsCreateNothing(t *testing.T) {
 		t.Errorf("the database with run-1 was not kept: exit %d\n%s", code, out)
 	}
 }
+
+// TestEnvErrorsNameTheVariable: a bad value from an environment variable is
+// reported under the variable's name, with a fix for it; the same value
+// typed as a flag is reported under the flag's.
+func TestEnvErrorsNameTheVariable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		env, value string
+		args       []string
+		flag       string
+	}{
+		{"DELTA_MEMORY_KEEP_RECENT", "abc", []string{"memory", "sync"}, "--keep-recent"},
+		{"DELTA_MEMORY_BUDGET", "lots", []string{"memory", "show"}, "--budget"},
+		{"DELTA_MEMORY_LLM_TIMEOUT", "soon", []string{"memory", "show"}, "--llm-timeout"},
+		{"DELTA_MEMORY_LLM_CONCURRENCY", "0", []string{"memory", "show"}, "--llm-concurrency"},
+		{"DELTA_MEMORY_VERIFY", "maybe", []string{"memory", "show"}, "--verify"},
+		{"DELTA_MEMORY_SUMMARIZER", "gpt", []string{"memory", "show"}, "--summarizer"},
+		{"DELTA_MEMORY_RESIDENT_IDLE", "forever", []string{"memory", "resident"}, "--idle"},
+	} {
+		b := setup(t)
+		b.env["DELTA_CWD"], b.env["DELTA_RUN_ID"] = b.dir, "run-1"
+		b.env[tc.env] = tc.value
+		_, errOut, code := b.run(t, ctx, append(tc.args, "--db", b.db)...)
+		if code != exitUsage || !strings.Contains(errOut, "Error: "+tc.env+"=") || !strings.Contains(errOut, "Try: set "+tc.env+"=") || strings.Contains(errOut, tc.flag) {
+			t.Errorf("%s=%s: code %d\n%s", tc.env, tc.value, code, errOut)
+		}
+		if tc.env == "DELTA_MEMORY_VERIFY" {
+			continue // a boolean flag takes no value
+		}
+		_, errOut, code = b.run(t, ctx, append(tc.args, "--db", b.db, tc.flag, tc.value)...)
+		if code != exitUsage || !strings.Contains(errOut, "Error: "+tc.flag+" ") || strings.Contains(errOut, tc.env) {
+			t.Errorf("%s %s: code %d\n%s", tc.flag, tc.value, code, errOut)
+		}
+	}
+}

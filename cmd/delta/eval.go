@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -162,10 +161,10 @@ func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error
 	}
 	opts.Limit, opts.Dir, opts.CrossValidate = c.Int("limit"), c.String("keep"), c.Bool("cv")
 	opts.Budget = eval.DefaultBudget
-	if b := global(c, e, "budget"); b != "" {
-		n, err := strconv.Atoi(b)
-		if err != nil || n < 500 {
-			return "", opts, usagef("pass a whole number of tokens, e.g. --budget 4000", "--budget %q: want a number of tokens >= 500", b)
+	if b := globalSetting(c, e, "budget"); b.value != "" {
+		n, err := b.atLeast(500, "tokens", "4000")
+		if err != nil {
+			return "", opts, err
 		}
 		opts.Budget = n
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -288,9 +287,9 @@ Examples:
 				return residentStatus(c.Context, e, sock, path, c.Bool("json"))
 			}
 			idle := resident.DefaultIdle
-			if v := cmp.Or(c.String("idle"), e.getenv("DELTA_MEMORY_RESIDENT_IDLE")); v != "" {
-				if idle, err = time.ParseDuration(v); err != nil || idle <= 0 {
-					return usagef("pass a duration, e.g. --idle 30m", "--idle %q: want a duration > 0", v)
+			if v := flagOrEnv(c, e, "idle", "DELTA_MEMORY_RESIDENT_IDLE"); v.value != "" {
+				if idle, err = time.ParseDuration(v.value); err != nil || idle <= 0 {
+					return v.invalid("a duration > 0", "30m")
 				}
 			}
 			// A sync is one flow of work: with one processor the server

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -179,15 +178,11 @@ func keepRecentFlag(usage string) cli.Flag {
 // keepRecent reads --keep-recent, else DELTA_MEMORY_KEEP_RECENT, else
 // engine.DefaultKeepRecent.
 func keepRecent(c *cli.Context, e env) (int, error) {
-	k := cmp.Or(c.String("keep-recent"), e.getenv("DELTA_MEMORY_KEEP_RECENT"))
-	if k == "" {
+	k := flagOrEnv(c, e, "keep-recent", "DELTA_MEMORY_KEEP_RECENT")
+	if k.value == "" {
 		return engine.DefaultKeepRecent, nil
 	}
-	n, err := strconv.Atoi(k)
-	if err != nil || n < 0 {
-		return 0, usagef("pass a whole number of iterations, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", k)
-	}
-	return n, nil
+	return k.atLeast(0, "iterations", "5")
 }
 
 // latestJournalRun names the run whose .delta/<run>/journal.jsonl was
