@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -148,5 +150,90 @@ func TestEnvErrorsNameTheVariable(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, "Error: "+tc.flag+" ") || strings.Contains(errOut, tc.env) {
 			t.Errorf("%s %s: code %d\n%s", tc.flag, tc.value, code, errOut)
 		}
+	}
+}
+
+// TestResumedImportCountsWhatIsStored: an import that resumes from its
+// cursor, or finds nothing new, counts the events it seeked past as
+// already stored.
+func TestResumedImportCountsWhatIsStored(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	lines := strings.SplitAfter(journalText, "\n")
+	j := b.write(t, "run-1/journal.jsonl", strings.Join(lines[:3], ""))
+	if out, errOut, code := b.run(t, ctx, "memory", "import", "--db", b.db, j); code != 0 || !strings.Contains(out, "3 new events, 0 already stored") {
+		t.Fatalf("first import: code %d\n%s%s", code, out, errOut)
+	}
+	b.write(t, "run-1/journal.jsonl", journalText)
+	if out, _, _ := b.run(t, ctx, "memory", "import", "--db", b.db, j); !strings.Contains(out, "2 new events, 3 already stored") {
+		t.Errorf("resumed import:\n%s", out)
+	}
+	if out, _, _ := b.run(t, ctx, "memory", "import", "--db", b.db, j); !strings.Contains(out, "0 new events, 5 already stored") {
+		t.Errorf("import with nothing new:\n%s", out)
+	}
+	out, _, _ := b.run(t, ctx, "memory", "import", "--db", b.db, "--json", j)
+	if !strings.Contains(out, `"seeked": 5`) || !strings.Contains(out, `"resumed": true`) {
+		t.Errorf("import --json with nothing new:\n%s", out)
+	}
+}
+
+// cancelOn is a writer that cancels a context once what was written
+// contains a marker: an interrupt at a known point of a command.
+type cancelOn struct {
+	bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.String(), w.marker) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// TestInterruptSaysWhatWasKept: an import interrupted between two files
+// says the first was kept and nothing of the second.
+func TestInterruptSaysWhatWasKept(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := b.write(t, "a.jsonl", journalText)
+	second := b.write(t, "b.jsonl", strings.ReplaceAll(journalText, "run-1", "run-2"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOn{marker: "→ run run-1", cancel: cancel}
+	var errb bytes.Buffer
+	code := run(ctx, []string{"delta", "memory", "import", "--db", b.db, first, second}, env{stdout: out, stderr: &errb, getenv: func(string) string { return "" }})
+	want := "Error: interrupted; nothing of " + second + " was kept; imported before it: " + first + "\n"
+	if code != exitInterrupted || errb.String() != want {
+		t.Fatalf("code %d\nstderr: %s\nwant:   %s", code, errb.String(), want)
+	}
+	list, _, _ := b.run(t, context.Background(), "memory", "runs", "--db", b.db)
+	if !strings.Contains(list, "run-1") || strings.Contains(list, "run-2") {
+		t.Errorf("runs after the interrupt:\n%s", list)
+	}
+}
+
+// TestCountsHaveThousandsSeparators: counts printed for people carry
+// thousands separators; --json keeps plain numbers.
+func TestCountsHaveThousandsSeparators(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	j := filepath.Join("..", "..", "testdata", "journals", "synth-400.jsonl")
+	grouped := regexp.MustCompile(`\b\d{1,3},\d{3}\b`)
+	out, errOut, code := b.run(t, ctx, "memory", "import", "--db", b.db, "--budget", "8000", j)
+	if code != 0 || !regexp.MustCompile(`: \d,\d{3} new events`).MatchString(out) {
+		t.Fatalf("import: code %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = b.run(t, ctx, "memory", "runs", "--db", b.db)
+	if !grouped.MatchString(out) {
+		t.Errorf("runs lists the events without a separator:\n%s", out)
+	}
+	out, _, _ = b.run(t, ctx, "memory", "runs", "--db", b.db, "--json")
+	if grouped.MatchString(out) {
+		t.Errorf("runs --json has a separator in a number:\n%s", out)
 	}
 }

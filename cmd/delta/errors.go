@@ -33,6 +33,16 @@ func usagef(hint, format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
 }
 
+// interrupted is a cancelled command that knows what it kept: kept says
+// it, for the message after "interrupted; ".
+type interrupted struct {
+	err  error
+	kept string
+}
+
+func (i *interrupted) Error() string { return "interrupted; " + i.kept }
+func (i *interrupted) Unwrap() error { return i.err }
+
 // hinted attaches a suggestion to an error.
 type hinted struct {
 	err  error
@@ -66,8 +76,14 @@ func exitCode(ctx context.Context, err error) int {
 
 // printError writes "Error: …" and, when there is a fix to suggest, "Try: …".
 func printError(w io.Writer, err error) {
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(w, "Error: interrupted; nothing of the interrupted write was kept")
+	var ir *interrupted
+	switch {
+	case errors.As(err, &ir):
+		fmt.Fprintf(w, "Error: interrupted; %s\n", ir.kept)
+		return
+	case errors.Is(err, context.Canceled):
+		// Every write is one transaction: the one cut short rolled back.
+		fmt.Fprintln(w, "Error: interrupted; the write in progress, if any, was rolled back, and what was committed before it stands")
 		return
 	}
 	fmt.Fprintf(w, "Error: %v\n", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/delta-memory/delta-memory/internal/eval"
 	"github.com/delta-memory/delta-memory/internal/locomo"
 	"github.com/delta-memory/delta-memory/internal/longmemeval"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func evalCommand(e env) *cli.Command {
@@ -193,6 +194,6 @@ func (p *progress) question(pr eval.Progress) {
 		return
 	}
 	p.last = now
-	fmt.Fprintf(p.w, "\r\033[K%s: %d of %d questions (%s)", p.label, pr.Done, pr.Total, pr.Run)
+	fmt.Fprintf(p.w, "\r\033[K%s: %s of %s questions (%s)", p.label, simulate.Thousands(pr.Done), simulate.Thousands(pr.Total), pr.Run)
 	p.drawn = true
 }

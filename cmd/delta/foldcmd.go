@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func foldCommand(e env) *cli.Command {
@@ -63,7 +64,7 @@ Examples:
 			if c.Bool("json") {
 				return writeJSON(e, toBlockJSON(b))
 			}
-			fmt.Fprintf(e.stdout, "folded iterations %d-%d into %s (L%d, %d tokens): %s\n", b.First, b.Last, b.ID, b.Level, b.Tokens, b.Title)
+			fmt.Fprintf(e.stdout, "folded iterations %d-%d into %s (L%d, %s tokens): %s\n", b.First, b.Last, b.ID, b.Level, simulate.Thousands(b.Tokens), b.Title)
 			return nil
 		},
 	})
@@ -136,7 +137,7 @@ func foldCounts(events []fold.FoldEvent) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+		parts[i] = k + " " + simulate.Thousands(by[k])
 	}
-	return fmt.Sprintf("%d blocks (%s)", len(events), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s blocks (%s)", simulate.Thousands(len(events)), strings.Join(parts, ", "))
 }

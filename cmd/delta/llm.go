@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 // llmConfig reads the summarizer flags (each beating its environment
@@ -62,11 +63,11 @@ func warnLLM(e env, eng *engine.Engine) {
 		return
 	}
 	if st.Refused != nil {
-		fmt.Fprintf(e.stderr, "Warning: %s refused the API key (%v); %d blocks were summarized extractively instead, nothing was lost\n",
-			eng.LLMSettings.BaseURLOrDefault(), st.Refused, st.Usage.Failures)
+		fmt.Fprintf(e.stderr, "Warning: %s refused the API key (%v); %s blocks were summarized extractively instead, nothing was lost\n",
+			eng.LLMSettings.BaseURLOrDefault(), st.Refused, simulate.Thousands(st.Usage.Failures))
 		fmt.Fprintf(e.stderr, "Try: check OPENAI_API_KEY (and OPENAI_BASE_URL), or pass --summarizer extractive\n")
 		return
 	}
-	fmt.Fprintf(e.stderr, "Warning: the LLM summarizer failed on %d of %d summaries; those blocks were summarized extractively, nothing was lost: %s\n",
-		st.Usage.Failures, st.Summaries, strings.Join(st.Reasons, "; "))
+	fmt.Fprintf(e.stderr, "Warning: the LLM summarizer failed on %s of %s summaries; those blocks were summarized extractively, nothing was lost: %s\n",
+		simulate.Thousands(st.Usage.Failures), simulate.Thousands(st.Summaries), strings.Join(st.Reasons, "; "))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/resident"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 )
 
@@ -354,7 +355,7 @@ func residentStatus(ctx context.Context, e env, sock, path string, asJSON bool) 
 		fmt.Fprintf(e.stdout, "no resident process runs for %s\n", path)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "resident process %d for %s\n  started %s, %d syncs served, exits after %s idle\n  socket %s\n",
-		st.PID, st.Database, st.Started, st.Served, st.Idle, st.Socket)
+	fmt.Fprintf(e.stdout, "resident process %d for %s\n  started %s, %s syncs served, exits after %s idle\n  socket %s\n",
+		st.PID, st.Database, st.Started, simulate.Thousands(st.Served), st.Idle, st.Socket)
 	return nil
 }

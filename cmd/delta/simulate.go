@@ -114,7 +114,7 @@ func replayLine(it simulate.Iteration) string {
 		fmt.Fprintf(&b, "  recall %d-%d (%s: %s)", r.First, r.Last, r.Reason, r.Query)
 	}
 	if n := len(it.Refreshed); n > 0 {
-		fmt.Fprintf(&b, "  (%d refreshed)", n)
+		fmt.Fprintf(&b, "  (%s refreshed)", simulate.Thousands(n))
 	}
 	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func syncCommand(e env) *cli.Command {
@@ -250,7 +251,7 @@ func printSync(e env, asJSON bool, out syncJSON) error {
 		return writeJSON(e, out)
 	}
 	// Delta Engine ignores a generator's stdout; one line helps a human.
-	fmt.Fprintf(e.stdout, "%s: %d iterations (+%d), %d tokens of %d, %d folds, %d recalls → %s\n",
-		out.Run, out.Iterations, out.NewIterations, out.Tokens, out.Budget, len(out.Folds), len(out.Recalls), out.Output)
+	fmt.Fprintf(e.stdout, "%s: %s iterations (+%s), %s tokens of %s, %s folds, %s recalls → %s\n", out.Run, simulate.Thousands(out.Iterations),
+		simulate.Thousands(out.NewIterations), simulate.Thousands(out.Tokens), simulate.Thousands(out.Budget), simulate.Thousands(len(out.Folds)), simulate.Thousands(len(out.Recalls)), out.Output)
 	return nil
 }
