@@ -72,10 +72,13 @@ func (c Config) Validate() error {
 	if c.Budget < 500 {
 		errs = append(errs, fmt.Errorf("budget %d is too small: at least 500 tokens", c.Budget))
 	}
-	for name, v := range map[string]float64{"static": s.Static, "long-term": s.LongTerm, "short-term": s.ShortTerm,
-		"working": s.Working, "retrieved": s.Retrieved, "dynamic": s.Dynamic} {
-		if v < 0 || v > 1 {
-			errs = append(errs, fmt.Errorf("%s share %.2f is outside 0..1", name, v))
+	// A slice, not a map, so that the errors come in the same order.
+	for _, sh := range []struct {
+		name string
+		v    float64
+	}{{"static", s.Static}, {"long-term", s.LongTerm}, {"short-term", s.ShortTerm}, {"working", s.Working}, {"retrieved", s.Retrieved}, {"dynamic", s.Dynamic}} {
+		if sh.v < 0 || sh.v > 1 {
+			errs = append(errs, fmt.Errorf("%s share %.2f is outside 0..1", sh.name, sh.v))
 		}
 	}
 	if sum := s.Static + s.LongTerm + s.ShortTerm + s.Working + s.Retrieved + s.Dynamic; sum > 1.0001 {

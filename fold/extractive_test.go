@@ -50,7 +50,7 @@ func TestExtractiveL2(t *testing.T) {
 	if len(folds) != 0 || run.Iterations != 5 {
 		t.Fatalf("setup: %d iterations, folds %v", run.Iterations, folds)
 	}
-	b, err := eng.Folder.Fold(ctx, run, fold.FoldOptions{First: 1, Last: 5, Level: fold.L2, Trigger: fold.TriggerManual, Strict: true})
+	b, err := eng.Folder.Fold(ctx, run, fold.FoldOptions{First: 1, Last: 5, Level: fold.L2, Trigger: fold.TriggerManual, Strict: true, Exact: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,12 @@ type FoldOptions struct {
 	Trigger     string
 	// Title names the range (a milestone's title).
 	Title string
-	// Strict refuses a range that cuts a visible block instead of widening
-	// it (manual folds), and a range already folded at that level or coarser.
+	// Strict refuses a range already folded at that level or coarser
+	// (manual folds), where a scheduled fold takes the block as done.
 	Strict bool
+	// Exact refuses a range that cuts a visible block, with a
+	// *RangeCutError, instead of widening it to the block's boundaries.
+	Exact bool
 	// After, if set, runs inside the fold's transaction, so that state that
 	// goes with the fold commits with it.
 	After func(tx *sqlx.Tx) error
@@ -111,16 +114,20 @@ func (f *Folder) plan(ctx context.Context, run journal.Run, o FoldOptions) (*fol
 	if err != nil {
 		return nil, err
 	}
+	widened := ""
 	for _, b := range inside {
 		if b.First < o.First || b.Last > o.Last {
-			if o.Strict {
+			if o.Exact {
 				return nil, &RangeCutError{Block: b.ID, First: b.First, Last: b.Last}
+			}
+			if widened == "" {
+				widened = fmt.Sprintf(", widened from %d-%d to the blocks that range cuts,", o.First, o.Last)
 			}
 			o.First, o.Last = min(o.First, b.First), max(o.Last, b.Last)
 		}
 		if b.First == o.First && b.Last == o.Last && b.Level >= o.Level {
 			if o.Strict {
-				return nil, fmt.Errorf("%w: iterations %d-%d are already folded at level %d (block %s)", ErrBadRange, o.First, o.Last, b.Level, b.ID)
+				return nil, fmt.Errorf("%w: iterations %d-%d%s are already folded at level %d (block %s)", ErrBadRange, o.First, o.Last, widened, b.Level, b.ID)
 			}
 			return &foldPlan{done: b}, nil
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 func manual(first, last, level int) fold.FoldOptions {
-	return fold.FoldOptions{First: first, Last: last, Level: level, Trigger: fold.TriggerManual, Strict: true}
+	return fold.FoldOptions{First: first, Last: last, Level: level, Trigger: fold.TriggerManual, Strict: true, Exact: true}
 }
 
 func TestManualFold(t *testing.T) {

@@ -39,6 +39,10 @@ type ImportResult struct {
 	LastSeq       int64  `json:"last_seq"`
 	// Resumed is set when the import seeked past lines it had read before.
 	Resumed bool `json:"resumed"`
+	// Seeked counts the events of the lines a resumed import seeked past:
+	// stored by earlier imports, and not read again. Skipped+Seeked is
+	// what the file holds that was stored already.
+	Seeked int `json:"seeked"`
 	// PartialLine is set when the file ended in a line without a newline,
 	// which was left for the next import.
 	PartialLine bool `json:"partial_line"`

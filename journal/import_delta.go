@@ -85,6 +85,11 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 		}
 		stored, checked := a.run.LastSeq, false
 		res.Resumed = start.Offset > 0
+		if res.Resumed {
+			if res.Seeked, err = s.storedThrough(ctx, tx.Tx, runID, start.LastSeq, a.run.LastSeq, a.run.Events); err != nil {
+				return err
+			}
+		}
 		if _, err := f.Seek(start.Offset, io.SeekStart); err != nil {
 			return fmt.Errorf("seek %s: %w", name, err)
 		}
@@ -173,7 +178,25 @@ func (s *Store) upToDate(ctx context.Context, f *os.File, abs, runID string, siz
 	}
 	res.Resumed, res.PartialLine = true, len(bytes.TrimSpace(rest)) > 0
 	res.Iterations, res.LastSeq = run.Iterations, run.LastSeq
+	if res.Seeked, err = s.storedThrough(ctx, s.db.Read, runID, c.LastSeq, run.LastSeq, run.Events); err != nil {
+		return false, err
+	}
 	return true, nil
+}
+
+// storedThrough counts the run's events up to seq: those a resumed import
+// seeks past, which are stored already (ImportResult.Seeked). When seq is the run's last, the run's event
+// count says it without a query; the query is for a run that has events
+// from elsewhere too.
+func (s *Store) storedThrough(ctx context.Context, q sqlx.QueryerContext, runID string, seq, lastSeq, events int64) (int, error) {
+	if seq == lastSeq {
+		return int(events), nil
+	}
+	var n int
+	if err := sqlx.GetContext(ctx, q, &n, `SELECT COUNT(*) FROM events WHERE run_id = ? AND seq <= ?`, runID, seq); err != nil {
+		return 0, fmt.Errorf("count stored events: %w", sqlitedb.Classify(err))
+	}
+	return n, nil
 }
 
 // resumePoint returns where to start reading: the stored cursor if it still

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -63,23 +61,14 @@ func globalFlags() []cli.Flag {
 // global returns a global flag's value: from the innermost command where the
 // user typed it, else from its environment variable, else "".
 func global(c *cli.Context, e env, name string) string {
-	for _, x := range c.Lineage() {
-		if slices.Contains(x.LocalFlagNames(), name) {
-			return x.String(name)
-		}
-	}
-	for _, g := range globals {
-		if g.name == name {
-			return e.getenv(g.env)
-		}
-	}
-	return ""
+	return globalSetting(c, e, name).value
 }
 
 func newApp(e env) *cli.App {
 	app := &cli.App{
 		Name:            "delta",
 		Usage:           "memory folding for long-running LLM agents",
+		Version:         buildVersion(),
 		HideHelpCommand: true,
 		Writer:          e.stdout,
 		ErrWriter:       e.stderr,
@@ -115,6 +104,7 @@ Examples:
 				simulateCommand(e),
 				demoCommand(e),
 				reindexCommand(e),
+				configCommand(e),
 				toolsCommand(e),
 				visualizeCommand(e),
 				evalCommand(e),
@@ -137,16 +127,24 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 }
 
 // unknownCommand runs for a parent command given no subcommand, or one it
-// does not have.
+// does not have. Either is a usage error (exit 2): the help goes to
+// stderr, where it does not mix with output a script reads.
 func unknownCommand(c *cli.Context) error {
+	name := c.Command.HelpName
+	if name == "" {
+		name = c.App.Name
+	}
 	if c.Args().Present() {
-		name := c.Command.HelpName
-		if name == "" {
-			name = c.App.Name
-		}
 		return usagef(name+" --help", "unknown command %q", c.Args().First())
 	}
-	return cli.ShowSubcommandHelp(c)
+	out := c.App.Writer
+	c.App.Writer = c.App.ErrWriter
+	err := cli.ShowSubcommandHelp(c)
+	c.App.Writer = out
+	if err != nil {
+		return err
+	}
+	return usagef(name+" COMMAND (the commands are listed above)", "%s: missing command", name)
 }
 
 // openEngine opens the database named by --db (or the default).
@@ -158,9 +156,31 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
 	cfg.MustExist = mustExist
 	eng, err := engine.Open(c.Context, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", cfg.DBPath, err)
+		return nil, openError(cfg.DBPath, err)
 	}
 	return eng, nil
+}
+
+// openError names the database in an error from engine.Open, unless the
+// error names it already or is about the settings, where the database is
+// beside the point: a bad memory.yaml is named by its own path.
+func openError(dbPath string, err error) error {
+	var ce *engine.ConfigError
+	if errors.As(err, &ce) || errors.Is(err, engine.ErrLLMSettings) || strings.Contains(err.Error(), dbPath) {
+		return err
+	}
+	return fmt.Errorf("open %s: %w", dbPath, err)
+}
+
+// release closes an engine that a writing command opened. When the
+// command failed it discards the engine instead, which removes a database
+// the command created but stored nothing in (see engine.Engine.Discard).
+func release(ctx context.Context, eng *engine.Engine, err error) {
+	if err != nil {
+		eng.Discard(ctx)
+		return
+	}
+	eng.Close()
 }
 
 // engineConfig reads the global flags (and their environment variables)
@@ -171,10 +191,10 @@ func engineConfig(c *cli.Context, e env) (engine.Config, error) {
 		path = engine.DefaultDBPath(e.getenv)
 	}
 	budget := 0
-	if b := global(c, e, "budget"); b != "" {
-		n, err := strconv.Atoi(b)
-		if err != nil || n < 500 {
-			return engine.Config{}, usagef("pass a whole number of tokens, e.g. --budget 32000", "--budget %q: want a number of tokens >= 500", b)
+	if b := globalSetting(c, e, "budget"); b.value != "" {
+		n, err := b.atLeast(500, "tokens", "32000")
+		if err != nil {
+			return engine.Config{}, err
 		}
 		budget = n
 	}

@@ -83,12 +83,12 @@ func runDemo(c *cli.Context, e env, keep int) error {
 	ecfg.DBPath = filepath.Join(dir, ".delta", "memory.db")
 	eng, err := engine.Open(c.Context, ecfg)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", ecfg.DBPath, err)
+		return openError(ecfg.DBPath, err)
 	}
 	defer eng.Close()
 
-	fmt.Fprintf(w, "%s %s: a generated coding agent, %d iterations, replayed into %s\n", p.bold("1. import"), cfg.RunID, len(src.Chunks), dir)
-	fmt.Fprintf(w, "   one sync per iteration, as Delta Engine calls it before each LLM call; budget %d tokens, the %d newest iterations left to Delta\n\n", ecfg.Budget, keep)
+	fmt.Fprintf(w, "%s %s: a generated coding agent, %s iterations, replayed into %s\n", p.bold("1. import"), cfg.RunID, simulate.Thousands(len(src.Chunks)), dir)
+	fmt.Fprintf(w, "   one sync per iteration, as Delta Engine calls it before each LLM call; budget %s tokens, the %d newest iterations left to Delta\n\n", simulate.Thousands(ecfg.Budget), keep)
 	var lastError demoRecall
 	prog := newProgress(e, "syncing")
 	rep, err := simulate.Run(c.Context, eng, src, simulate.Options{
@@ -217,7 +217,7 @@ func clipLines(s string, n int) string {
 	if len(lines) <= n {
 		return s
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-n)
+	return strings.Join(lines[:n], "\n") + "\n… " + simulate.Thousands(len(lines)-n) + " more lines"
 }
 
 // demoKeyword picks a keyword for the demo's retrieve example from the

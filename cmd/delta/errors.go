@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/journal"
@@ -31,6 +32,16 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(hint, format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
 }
+
+// interrupted is a cancelled command that knows what it kept: kept says
+// it, for the message after "interrupted; ".
+type interrupted struct {
+	err  error
+	kept string
+}
+
+func (i *interrupted) Error() string { return "interrupted; " + i.kept }
+func (i *interrupted) Unwrap() error { return i.err }
 
 // hinted attaches a suggestion to an error.
 type hinted struct {
@@ -65,8 +76,14 @@ func exitCode(ctx context.Context, err error) int {
 
 // printError writes "Error: …" and, when there is a fix to suggest, "Try: …".
 func printError(w io.Writer, err error) {
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(w, "Error: interrupted; nothing of the interrupted write was kept")
+	var ir *interrupted
+	switch {
+	case errors.As(err, &ir):
+		fmt.Fprintf(w, "Error: interrupted; %s\n", ir.kept)
+		return
+	case errors.Is(err, context.Canceled):
+		// Every write is one transaction: the one cut short rolled back.
+		fmt.Fprintln(w, "Error: interrupted; the write in progress, if any, was rolled back, and what was committed before it stands")
 		return
 	}
 	fmt.Fprintf(w, "Error: %v\n", err)
@@ -91,6 +108,14 @@ func hintFor(err error) string {
 			return ie.Hint
 		}
 		return "fix that line (or message) and import again; nothing of this file was imported"
+	}
+	var ce *engine.ConfigError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("fix %s; every key it leaves out keeps its default, and `delta memory config` prints the settings in force", ce.File)
+	}
+	var cut *fold.RangeCutError
+	if errors.As(err, &cut) {
+		return fmt.Sprintf("drop --exact to widen the range to the block's boundaries, fold a range that holds iterations %d-%d whole, or unfold %s first", cut.First, cut.Last, cut.Block)
 	}
 	var re *journal.RangeError
 	switch {

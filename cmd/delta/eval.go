@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -13,6 +12,7 @@ import (
 	"github.com/delta-memory/delta-memory/internal/eval"
 	"github.com/delta-memory/delta-memory/internal/locomo"
 	"github.com/delta-memory/delta-memory/internal/longmemeval"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func evalCommand(e env) *cli.Command {
@@ -162,10 +162,10 @@ func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error
 	}
 	opts.Limit, opts.Dir, opts.CrossValidate = c.Int("limit"), c.String("keep"), c.Bool("cv")
 	opts.Budget = eval.DefaultBudget
-	if b := global(c, e, "budget"); b != "" {
-		n, err := strconv.Atoi(b)
-		if err != nil || n < 500 {
-			return "", opts, usagef("pass a whole number of tokens, e.g. --budget 4000", "--budget %q: want a number of tokens >= 500", b)
+	if b := globalSetting(c, e, "budget"); b.value != "" {
+		n, err := b.atLeast(500, "tokens", "4000")
+		if err != nil {
+			return "", opts, err
 		}
 		opts.Budget = n
 	}
@@ -194,6 +194,6 @@ func (p *progress) question(pr eval.Progress) {
 		return
 	}
 	p.last = now
-	fmt.Fprintf(p.w, "\r\033[K%s: %d of %d questions (%s)", p.label, pr.Done, pr.Total, pr.Run)
+	fmt.Fprintf(p.w, "\r\033[K%s: %s of %s questions (%s)", p.label, simulate.Thousands(pr.Done), simulate.Thousands(pr.Total), pr.Run)
 	p.drawn = true
 }

@@ -117,17 +117,24 @@ func TestManualFoldUnfoldBookmarkMilestone(t *testing.T) {
 	}
 
 	// The milestone at iteration 399 made chapter L3-360-399 over L2 blocks
-	// of ten iterations. A range that cuts it is refused; unfolding it shows
-	// the L2 blocks, and two of them fold into a manual chapter.
-	if _, errOut, code := cmd("fold", "--iterations", "380-395"); code != 1 || !strings.Contains(errOut, "the range cuts block L3-360-399") {
+	// of ten iterations. A range that cuts it widens to it, which is folded
+	// already; with --exact it is refused, naming the block. Unfolding it
+	// shows the L2 blocks, and a range cutting two of them widens to both
+	// and folds them into a manual chapter.
+	if _, errOut, code := cmd("fold", "--iterations", "380-395", "--exact"); code != 1 || !strings.Contains(errOut, "the range cuts block L3-360-399") ||
+		!strings.Contains(errOut, "Try: drop --exact to widen the range to the block's boundaries, fold a range that holds iterations 360-399 whole, or unfold L3-360-399 first") {
+		t.Fatalf("fold --exact across a block: %d %s", code, errOut)
+	}
+	if _, errOut, code := cmd("fold", "--iterations", "380-395"); code != 1 ||
+		!strings.Contains(errOut, "iterations 360-399, widened from 380-395 to the blocks that range cuts, are already folded at level 3 (block L3-360-399)") {
 		t.Fatalf("fold across a block: %d %s", code, errOut)
 	}
 	if out, errOut, code := cmd("unfold", "L3-360-399"); code != 0 || !strings.Contains(out, "unfolded L3-360-399") {
 		t.Fatalf("unfold: %d %s %s", code, out, errOut)
 	}
-	out, errOut, code := cmd("fold", "--iterations", "380-399", "--level", "3", "--json")
-	if code != 0 {
-		t.Fatalf("fold: %s", errOut)
+	out, errOut, code := cmd("fold", "--iterations", "383-395", "--level", "3", "--json")
+	if code != 0 || !strings.Contains(errOut, "iterations 383-395 cut folded blocks; widened to 380-399") {
+		t.Fatalf("fold: %d %s", code, errOut)
 	}
 	var blk blockJSON
 	if err := json.Unmarshal([]byte(out), &blk); err != nil || blk.Trigger != "manual" || blk.Iterations != [2]int{380, 399} || blk.Level != 3 {

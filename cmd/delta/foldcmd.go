@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func foldCommand(e env) *cli.Command {
@@ -19,12 +20,17 @@ func foldCommand(e env) *cli.Command {
 absorbing the blocks inside the range. The block records trigger "manual". Unfold it with
 delta memory unfold BLOCK_ID.
 
+A range that cuts a folded block is widened to the block's boundaries, and a line on stderr
+says so; with --exact it is refused instead, naming the block.
+
 Examples:
    delta memory fold --iterations 20-50
-   delta memory fold --iterations 1-120 --level 3 --json`,
+   delta memory fold --iterations 1-120 --level 3 --json
+   delta memory fold --iterations 35-60 --exact`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "iterations", Aliases: []string{"i"}, Usage: "range A-B to fold (required)"},
 			&cli.IntFlag{Name: "level", Value: fold.L2, Usage: "2, 3 or 4"},
+			&cli.BoolFlag{Name: "exact", Usage: "refuse a range that cuts a folded block instead of widening it"},
 			&cli.BoolFlag{Name: "json", Usage: "print the new block as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -48,14 +54,17 @@ Examples:
 			if _, err := eng.Scheduler.Step(c.Context, run.ID); err != nil {
 				return err
 			}
-			b, err := eng.Folder.Fold(c.Context, run, fold.FoldOptions{First: first, Last: last, Level: level, Trigger: fold.TriggerManual, Strict: true})
+			b, err := eng.Folder.Fold(c.Context, run, fold.FoldOptions{First: first, Last: last, Level: level, Trigger: fold.TriggerManual, Strict: true, Exact: c.Bool("exact")})
 			if err != nil {
 				return err
+			}
+			if b.First != first || b.Last != last {
+				fmt.Fprintf(e.stderr, "Note: iterations %d-%d cut folded blocks; widened to %d-%d, their boundaries (--exact refuses instead)\n", first, last, b.First, b.Last)
 			}
 			if c.Bool("json") {
 				return writeJSON(e, toBlockJSON(b))
 			}
-			fmt.Fprintf(e.stdout, "folded iterations %d-%d into %s (L%d, %d tokens): %s\n", b.First, b.Last, b.ID, b.Level, b.Tokens, b.Title)
+			fmt.Fprintf(e.stdout, "folded iterations %d-%d into %s (L%d, %s tokens): %s\n", b.First, b.Last, b.ID, b.Level, simulate.Thousands(b.Tokens), b.Title)
 			return nil
 		},
 	})
@@ -128,7 +137,7 @@ func foldCounts(events []fold.FoldEvent) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+		parts[i] = k + " " + simulate.Thousands(by[k])
 	}
-	return fmt.Sprintf("%d blocks (%s)", len(events), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s blocks (%s)", simulate.Thousands(len(events)), strings.Join(parts, ", "))
 }

@@ -80,8 +80,9 @@ func printGlance(w io.Writer, g glance, p palette) {
 		head += "  · " + oneLine(r.Task, 90)
 	}
 	fmt.Fprintln(w, head)
-	line := fmt.Sprintf("  %s iterations · %s events · %d tool calls (%d failed, %d pending) · %d iterations with errors",
-		simulate.Thousands(r.Iterations), simulate.Thousands(int(r.Events)), g.counts.Calls, g.counts.FailedCalls, g.counts.PendingCalls, g.counts.ErrorIterations)
+	line := fmt.Sprintf("  %s iterations · %s events · %s tool calls (%s failed, %s pending) · %s iterations with errors",
+		simulate.Thousands(r.Iterations), simulate.Thousands(int(r.Events)), simulate.Thousands(g.counts.Calls), simulate.Thousands(g.counts.FailedCalls),
+		simulate.Thousands(g.counts.PendingCalls), simulate.Thousands(g.counts.ErrorIterations))
 	fmt.Fprintln(w, line)
 	if !r.StartedAt.IsZero() {
 		fmt.Fprintf(w, "  %s → %s (%s)\n", stamp(r.StartedAt), stamp(r.EndedAt), r.EndedAt.Sub(r.StartedAt).Round(time.Second))
@@ -97,8 +98,9 @@ func printGlance(w io.Writer, g glance, p palette) {
 	fmt.Fprintf(w, "  folds %s   recalls %s\n", countsLine(g.totals.Folds, "pressure", "interval", "milestone", "cascade", "manual"),
 		countsLine(g.recalls, "explicit", "implicit", "error"))
 	if !g.llm.IsZero() {
-		fmt.Fprintf(w, "  llm %d calls, %d prompt + %d completion tokens; %d fell back to extractive; %d amended by the self-check\n",
-			g.llm.Calls, g.llm.PromptTokens, g.llm.CompletionTokens, g.llm.Failures, g.llm.Amended)
+		fmt.Fprintf(w, "  llm %s calls, %s prompt + %s completion tokens; %s fell back to extractive; %s amended by the self-check\n",
+			simulate.Thousands(g.llm.Calls), simulate.Thousands(g.llm.PromptTokens), simulate.Thousands(g.llm.CompletionTokens),
+			simulate.Thousands(g.llm.Failures), simulate.Thousands(g.llm.Amended))
 	}
 	if len(g.awaiting) > 0 {
 		fmt.Fprintf(w, "  llm summaries awaited for %d blocks (%s); they show their extractive summary until then\n",
@@ -130,13 +132,13 @@ func countsLine(by map[string]int, order ...string) string {
 	var parts []string
 	for _, k := range append(order, keys...) {
 		if by[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, by[k]))
+			parts = append(parts, k+" "+simulate.Thousands(by[k]))
 		}
 	}
 	if total == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, " · "))
+	return fmt.Sprintf("%s (%s)", simulate.Thousands(total), strings.Join(parts, " · "))
 }
 
 var partitionLabels = map[string]string{
@@ -165,9 +167,9 @@ func printVisibleBlocks(w io.Writer, bs []*fold.Block, p palette) {
 	if len(bs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s\n", p.bold(fmt.Sprintf("blocks shown (%d)", len(bs))))
+	fmt.Fprintf(w, "\n%s\n", p.bold(fmt.Sprintf("blocks shown (%s)", simulate.Thousands(len(bs)))))
 	for _, b := range bs {
-		fmt.Fprintf(w, "  %s %-11s %-9s imp %.2f  %5d tok  %s  %s\n", p.level(b.Level), b.Range(), b.Trigger, b.Importance, b.Tokens,
+		fmt.Fprintf(w, "  %s %-11s %-9s imp %.2f  %5s tok  %s  %s\n", p.level(b.Level), b.Range(), b.Trigger, b.Importance, simulate.Thousands(b.Tokens),
 			oneLine(b.Title, 60), p.dim(b.ID))
 	}
 }
@@ -176,7 +178,7 @@ func printActive(w io.Writer, rcs []retrievedJSON, p palette) {
 	if len(rcs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s\n", p.bold(fmt.Sprintf("recalled (%d active)", len(rcs))))
+	fmt.Fprintf(w, "\n%s\n", p.bold(fmt.Sprintf("recalled (%s active)", simulate.Thousands(len(rcs)))))
 	for _, r := range rcs {
 		fmt.Fprintf(w, "  %-11s %-8s %-32s since %d, until %d, shown %s\n",
 			fmt.Sprintf("%d-%d", r.Iterations[0], r.Iterations[1]), r.Reason, oneLine(r.Query, 32), r.Since, r.Expires, r.Shown)
@@ -218,5 +220,5 @@ func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return simulate.Thousands(n) + " " + noun + "s"
 }

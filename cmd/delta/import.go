@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )
@@ -41,7 +44,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: journal.FormatAuto, Usage: "input format: auto, delta or openai"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			if c.NArg() == 0 {
 				return usagef("delta memory import FILE... (see --help)", "%v: no FILE to import", errNoArgs)
 			}
@@ -53,7 +56,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
+			defer func() { release(c.Context, eng, err) }()
 			// Warn once, after every file: the blocks were made anyway.
 			defer warnLLM(e, eng)
 			var results []importJSON
@@ -70,6 +73,9 @@ Examples:
 				fp.done()
 				ip.done()
 				if err != nil {
+					if c.Context.Err() != nil {
+						return importInterrupted(eng, path, res, results, err)
+					}
 					return fmt.Errorf("import %s: %w", path, err)
 				}
 				results = append(results, importJSON{ImportResult: res, Folds: step.Fold.Folds, Usage: step.Fold.Usage, Recalls: nonNil(step.Recall.Recalls)})
@@ -102,8 +108,8 @@ func nonNil[T any](v []T) []T {
 
 func printImport(e env, r journal.ImportResult, st engine.Step) {
 	step := st.Fold
-	fmt.Fprintf(e.stdout, "%s → run %s (%s): %d new events, %d already stored; %d iterations (+%d), last seq %d\n",
-		r.File, r.Run, r.Format, r.Added, r.Skipped, r.Iterations, r.NewIterations, r.LastSeq)
+	fmt.Fprintf(e.stdout, "%s → run %s (%s): %s new events, %s already stored; %s iterations (+%s), last seq %d\n",
+		r.File, r.Run, r.Format, simulate.Thousands(r.Added), simulate.Thousands(r.Skipped+r.Seeked), simulate.Thousands(r.Iterations), simulate.Thousands(r.NewIterations), r.LastSeq)
 	if len(step.Folds) > 0 {
 		fmt.Fprintf(e.stdout, "  folded: %s; window at %.0f%% of the budget\n", foldCounts(step.Folds), 100*step.Usage)
 	}
@@ -121,4 +127,31 @@ func writeJSON(e env, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// importInterrupted says what an interrupted import kept: the files
+// imported before the one cut short, and of that one, its events if their
+// transaction committed before the interrupt came (then only folding or
+// indexing was cut short, and the next import or sync resumes it). It
+// asks the database, not the import's result, which counts events before
+// they commit.
+func importInterrupted(eng *engine.Engine, path string, res journal.ImportResult, done []importJSON, err error) error {
+	var before string
+	if len(done) > 0 {
+		names := make([]string, len(done))
+		for i, d := range done {
+			names[i] = d.File
+		}
+		before = "; imported before it: " + strings.Join(names, ", ")
+	}
+	stored := false
+	if res.Run != "" && res.Added > 0 {
+		run, rerr := eng.Journal.Run(context.Background(), res.Run)
+		stored = rerr == nil && run.LastSeq >= res.LastSeq
+	}
+	if stored {
+		return &interrupted{err: err, kept: fmt.Sprintf("%s: its %s new events were stored, and bringing the run up to date (folds, recall index) was cut short; the next import or sync finishes it%s",
+			path, simulate.Thousands(res.Added), before)}
+	}
+	return &interrupted{err: err, kept: fmt.Sprintf("nothing of %s was kept%s", path, before)}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 // llmConfig reads the summarizer flags (each beating its environment
@@ -21,29 +23,28 @@ func llmConfig(c *cli.Context, e env) (engine.LLMConfig, error) {
 		BaseURL:    e.getenv("OPENAI_BASE_URL"),
 		APIKey:     e.getenv("OPENAI_API_KEY"),
 	}
-	if s := lc.Summarizer; s != "" {
-		if err := oneOf(c.Command.HelpName, "summarizer", s, engine.SummarizerAuto, engine.SummarizerExtractive, engine.SummarizerLLM); err != nil {
-			return lc, err
-		}
+	if s := globalSetting(c, e, "summarizer"); s.value != "" &&
+		!slices.Contains([]string{engine.SummarizerAuto, engine.SummarizerExtractive, engine.SummarizerLLM}, s.value) {
+		return lc, s.invalid("auto, extractive, llm", "extractive")
 	}
-	if v := global(c, e, "verify"); v != "" {
-		b, err := strconv.ParseBool(v)
+	if v := globalSetting(c, e, "verify"); v.value != "" {
+		b, err := strconv.ParseBool(v.value)
 		if err != nil {
-			return lc, usagef("--verify, or DELTA_MEMORY_VERIFY=1 / =0", "--verify %q: want true or false", v)
+			return lc, v.invalid("true or false", "true")
 		}
 		lc.Verify = &b
 	}
-	if v := global(c, e, "llm-timeout"); v != "" {
-		d, err := time.ParseDuration(v)
+	if v := globalSetting(c, e, "llm-timeout"); v.value != "" {
+		d, err := time.ParseDuration(v.value)
 		if err != nil || d <= 0 {
-			return lc, usagef("pass a duration, e.g. --llm-timeout 30s", "--llm-timeout %q: want a duration such as 30s", v)
+			return lc, v.invalid("a duration such as 30s", "30s")
 		}
 		lc.Timeout = d
 	}
-	if v := global(c, e, "llm-concurrency"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return lc, usagef("pass a whole number, e.g. --llm-concurrency 4", "--llm-concurrency %q: want a number >= 1", v)
+	if v := globalSetting(c, e, "llm-concurrency"); v.value != "" {
+		n, err := v.atLeast(1, "summaries", "4")
+		if err != nil {
+			return lc, err
 		}
 		lc.Concurrency = n
 	}
@@ -66,11 +67,11 @@ func warnLLM(e env, eng *engine.Engine) {
 		return
 	}
 	if st.Refused != nil {
-		fmt.Fprintf(e.stderr, "Warning: %s refused the API key (%v); %d blocks were summarized extractively instead, nothing was lost\n",
-			eng.LLMSettings.BaseURLOrDefault(), st.Refused, st.Usage.Failures)
+		fmt.Fprintf(e.stderr, "Warning: %s refused the API key (%v); %s blocks were summarized extractively instead, nothing was lost\n",
+			eng.LLMSettings.BaseURLOrDefault(), st.Refused, simulate.Thousands(st.Usage.Failures))
 		fmt.Fprintf(e.stderr, "Try: check OPENAI_API_KEY (and OPENAI_BASE_URL), or pass --summarizer extractive\n")
 		return
 	}
-	fmt.Fprintf(e.stderr, "Warning: the LLM summarizer failed on %d of %d summaries; those blocks were summarized extractively, nothing was lost: %s%s\n",
-		st.Usage.Failures, st.Summaries, strings.Join(st.Reasons, "; "), held)
+	fmt.Fprintf(e.stderr, "Warning: the LLM summarizer failed on %s of %s summaries; those blocks were summarized extractively, nothing was lost: %s%s\n",
+		simulate.Thousands(st.Usage.Failures), simulate.Thousands(st.Summaries), strings.Join(st.Reasons, "; "), held)
 }

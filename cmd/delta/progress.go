@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 // progressMinBytes is the file size from which import reports progress:
@@ -52,7 +54,7 @@ func (p *progress) count(done, total int) {
 		return
 	}
 	p.last = now
-	fmt.Fprintf(p.w, "\r\033[K%s: %d of %d iterations", p.label, done, total)
+	fmt.Fprintf(p.w, "\r\033[K%s: %s of %s iterations", p.label, simulate.Thousands(done), simulate.Thousands(total))
 	p.drawn = true
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/resident"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 )
 
@@ -290,9 +290,9 @@ Examples:
 				return residentStatus(c.Context, e, sock, path, c.Bool("json"))
 			}
 			idle := resident.DefaultIdle
-			if v := cmp.Or(c.String("idle"), e.getenv("DELTA_MEMORY_RESIDENT_IDLE")); v != "" {
-				if idle, err = time.ParseDuration(v); err != nil || idle <= 0 {
-					return usagef("pass a duration, e.g. --idle 30m", "--idle %q: want a duration > 0", v)
+			if v := flagOrEnv(c, e, "idle", "DELTA_MEMORY_RESIDENT_IDLE"); v.value != "" {
+				if idle, err = time.ParseDuration(v.value); err != nil || idle <= 0 {
+					return v.invalid("a duration > 0", "30m")
 				}
 			}
 			// A sync is one flow of work: with one processor the server
@@ -357,7 +357,7 @@ func residentStatus(ctx context.Context, e env, sock, path string, asJSON bool) 
 		fmt.Fprintf(e.stdout, "no resident process runs for %s\n", path)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "resident process %d for %s\n  started %s, %d syncs served, exits after %s idle\n  socket %s\n",
-		st.PID, st.Database, st.Started, st.Served, st.Idle, st.Socket)
+	fmt.Fprintf(e.stdout, "resident process %d for %s\n  started %s, %s syncs served, exits after %s idle\n  socket %s\n",
+		st.PID, st.Database, st.Started, simulate.Thousands(st.Served), st.Idle, st.Socket)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/recall"
 )
 
@@ -87,7 +88,7 @@ func printRetrieved(e env, q recall.Query, hits []engine.Retrieved) {
 		fmt.Fprintf(e.stdout, "dry run: no recall recorded\n")
 		return
 	}
-	fmt.Fprintf(e.stdout, "recorded %d recall(s); the context shows them until iteration %d\n", len(hits), hits[0].Expires)
+	fmt.Fprintf(e.stdout, "recorded %s recall(s); the context shows them until iteration %d\n", simulate.Thousands(len(hits)), hits[0].Expires)
 }
 
 func reindexCommand(e env) *cli.Command {
@@ -125,7 +126,7 @@ Examples:
 			if c.Bool("json") {
 				return writeJSON(e, map[string]any{"index": eng.Recall.IndexPath(), "runs": len(runs), "iterations": iters})
 			}
-			fmt.Fprintf(e.stdout, "rebuilt %s: %d runs, %d iterations\n", eng.Recall.IndexPath(), len(runs), iters)
+			fmt.Fprintf(e.stdout, "rebuilt %s: %s runs, %s iterations\n", eng.Recall.IndexPath(), simulate.Thousands(len(runs)), simulate.Thousands(iters))
 			return nil
 		},
 	})

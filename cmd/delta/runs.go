@@ -5,6 +5,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func runsCommand(e env) *cli.Command {
@@ -39,7 +41,7 @@ func runsCommand(e env) *cli.Command {
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tSTATUS\tFORMAT\tITERATIONS\tEVENTS\tTASK")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Status, r.Format, r.Iterations, r.Events, oneLine(r.Task, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Format, simulate.Thousands(r.Iterations), simulate.Thousands(int(r.Events)), oneLine(r.Task, 60))
 			}
 			return tw.Flush()
 		},

@@ -83,7 +83,7 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, keep int, lines 
 	}
 	eng, err := engine.Open(c.Context, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", cfg.DBPath, err)
+		return nil, openError(cfg.DBPath, err)
 	}
 	defer eng.Close()
 	p := newProgress(e, "replaying "+src.Run)
@@ -114,7 +114,7 @@ func replayLine(it simulate.Iteration) string {
 		fmt.Fprintf(&b, "  recall %d-%d (%s: %s)", r.First, r.Last, r.Reason, r.Query)
 	}
 	if n := len(it.Refreshed); n > 0 {
-		fmt.Fprintf(&b, "  (%d refreshed)", n)
+		fmt.Fprintf(&b, "  (%s refreshed)", simulate.Thousands(n))
 	}
 	return b.String()
 }

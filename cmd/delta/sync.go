@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 func syncCommand(e env) *cli.Command {
@@ -90,7 +90,7 @@ Examples:
 			}
 			eng, err := engine.Open(c.Context, in.engine)
 			if err != nil {
-				return fmt.Errorf("open %s: %w", in.engine.DBPath, err)
+				return openError(in.engine.DBPath, err)
 			}
 			if e.exits {
 				defer eng.Leave()
@@ -99,6 +99,7 @@ Examples:
 			}
 			out, err := runSync(c.Context, eng, in)
 			if err != nil {
+				eng.Discard(c.Context) // no empty database left behind
 				return err
 			}
 			if spawn {
@@ -190,16 +191,13 @@ func syncDBPath(c *cli.Context, e env) string {
 // syncDeadline reads --deadline, else DELTA_MEMORY_DEADLINE, else
 // engine.DefaultDeadline.
 func syncDeadline(c *cli.Context, e env) (time.Duration, error) {
-	v, from := c.String("deadline"), "--deadline"
-	if v == "" {
-		v, from = e.getenv("DELTA_MEMORY_DEADLINE"), "DELTA_MEMORY_DEADLINE"
-	}
-	if v == "" {
+	s := flagOrEnv(c, e, "deadline", "DELTA_MEMORY_DEADLINE")
+	if s.value == "" {
 		return engine.DefaultDeadline, nil
 	}
-	d, err := time.ParseDuration(v)
+	d, err := time.ParseDuration(s.value)
 	if err != nil || d <= 0 {
-		return 0, usagef("pass a duration under the generator's timeout_ms, e.g. --deadline 10s", "%s %q: want a duration such as 10s", from, v)
+		return 0, s.invalid("a duration under the generator's timeout_ms, such as 10s", "10s")
 	}
 	return d, nil
 }
@@ -212,15 +210,11 @@ func keepRecentFlag(usage string) cli.Flag {
 // keepRecent reads --keep-recent, else DELTA_MEMORY_KEEP_RECENT, else
 // engine.DefaultKeepRecent.
 func keepRecent(c *cli.Context, e env) (int, error) {
-	k := cmp.Or(c.String("keep-recent"), e.getenv("DELTA_MEMORY_KEEP_RECENT"))
-	if k == "" {
+	k := flagOrEnv(c, e, "keep-recent", "DELTA_MEMORY_KEEP_RECENT")
+	if k.value == "" {
 		return engine.DefaultKeepRecent, nil
 	}
-	n, err := strconv.Atoi(k)
-	if err != nil || n < 0 {
-		return 0, usagef("pass a whole number of iterations, e.g. --keep-recent 5", "--keep-recent %q: want a number >= 0", k)
-	}
-	return n, nil
+	return k.atLeast(0, "iterations", "5")
 }
 
 // latestJournalRun names the run whose .delta/<run>/journal.jsonl was
@@ -288,7 +282,7 @@ func printSync(e env, asJSON bool, out syncJSON) error {
 		return writeJSON(e, out)
 	}
 	// Delta Engine ignores a generator's stdout; one line helps a human.
-	fmt.Fprintf(e.stdout, "%s: %d iterations (+%d), %d tokens of %d, %d folds, %d recalls → %s\n",
-		out.Run, out.Iterations, out.NewIterations, out.Tokens, out.Budget, len(out.Folds), len(out.Recalls), out.Output)
+	fmt.Fprintf(e.stdout, "%s: %s iterations (+%s), %s tokens of %s, %s folds, %s recalls → %s\n", out.Run, simulate.Thousands(out.Iterations),
+		simulate.Thousands(out.NewIterations), simulate.Thousands(out.Tokens), simulate.Thousands(out.Budget), simulate.Thousands(len(out.Folds)), simulate.Thousands(len(out.Recalls)), out.Output)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/visualize"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -55,7 +56,7 @@ Examples:
 			if c.Bool("json") {
 				return writeJSON(e, map[string]any{"output": out, "iterations": run.Iterations, "blocks": len(d.Blocks), "bytes": size})
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: run %s, %d iterations, %d blocks, %s\n", out, run.ID, run.Iterations, len(d.Blocks), pageSize(size))
+			fmt.Fprintf(e.stdout, "wrote %s: run %s, %s iterations, %s blocks, %s\n", out, run.ID, simulate.Thousands(run.Iterations), simulate.Thousands(len(d.Blocks)), pageSize(size))
 			return nil
 		},
 	})
@@ -87,5 +88,5 @@ func pageSize(n int) string {
 	case n >= 1<<10:
 		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return simulate.Thousands(n) + " bytes"
 }

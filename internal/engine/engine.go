@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,10 @@ type Engine struct {
 	lockWait time.Duration
 	warn     func(string)
 	held     atomic.Int64
+	// made is what Open created, for Discard; closed is set by Discard,
+	// after which Close and Leave do nothing.
+	made   created
+	closed bool
 	// LLMSettings are the summarizer settings in force; LLM is the LLM
 	// summarizer, nil when the extractive one is used.
 	LLMSettings LLMSettings
@@ -106,11 +111,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
 		}
 	}
+	made := plan(path)
 	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{OneConnection: cfg.OneConnection})
 	if err != nil {
+		made.remove()
 		return nil, err
 	}
-	return p.assemble(db, cfg), nil
+	e := p.assemble(db, cfg)
+	e.made = made
+	return e, nil
 }
 
 // OpenOn is Open on a database its caller keeps open across engines, as
@@ -130,44 +139,76 @@ func OpenOn(db *sqlitedb.DB, cfg Config) (*Engine, error) {
 
 // prepared is what Open resolves before it touches the database.
 type prepared struct {
+	file   FileConfig
 	fold   fold.Config
 	recall recall.Config
 	tok    scoring.Tokenizer
 	llm    LLMSettings
 }
 
-// prepare reads the settings file and resolves the settings in force.
+// prepare reads the settings file and resolves the settings in force. A
+// setting from the file that does not work is a *ConfigError naming the
+// file.
 func prepare(path string, cfg Config) (prepared, error) {
 	var p prepared
 	fc, err := loadSettings(path, cfg.ConfigFile)
 	if err != nil {
 		return p, err
 	}
-	p.fold = fold.DefaultConfig(0)
-	fc.Apply(&p.fold)
+	p.file = fc
+	p.fold = fc.FoldConfig()
 	if cfg.Budget > 0 {
 		p.fold.Budget = cfg.Budget
 	}
 	if err := p.fold.Validate(); err != nil {
-		return p, fmt.Errorf("fold settings: %w", err)
+		return p, fc.blame(fmt.Errorf("fold settings: %w", err))
 	}
-	p.recall = recall.DefaultConfig()
-	fc.ApplyRecall(&p.recall)
+	p.recall = fc.RecallConfig()
+	if err := p.recall.Validate(); err != nil {
+		return p, fc.blame(err)
+	}
 	if cfg.Recall != nil {
 		cfg.Recall(&p.recall)
-	}
-	if err := p.recall.Validate(); err != nil {
-		return p, fmt.Errorf("recall settings: %w", err)
+		if err := p.recall.Validate(); err != nil {
+			return p, fmt.Errorf("recall settings: %w", err)
+		}
 	}
 	tokName := cfg.Tokenizer
 	if tokName == "" {
 		tokName = fc.Tokenizer
 	}
 	if p.tok, err = scoring.NewTokenizer(tokName); err != nil {
+		if cfg.Tokenizer == "" {
+			err = fc.blame(err)
+		}
 		return p, err
 	}
 	p.llm, err = ResolveLLM(cfg.LLM, fc)
 	return p, err
+}
+
+// Settings are the settings in force for a Config: DESIGN.md's defaults,
+// then the settings file, then cfg's own fields (flags and environment).
+type Settings struct {
+	// File is the settings file merged over the defaults; File.File is
+	// "" when there was none.
+	File   FileConfig
+	Fold   fold.Config
+	Recall recall.Config
+	// Tokenizer is the BPE encoding's name.
+	Tokenizer string
+	LLM       LLMSettings
+}
+
+// ResolveSettings resolves the settings Open would use, without opening
+// the database. Its errors are Open's: a *ConfigError names the file.
+func ResolveSettings(cfg Config) (Settings, error) {
+	path := cmp.Or(cfg.DBPath, DefaultDBPath(os.Getenv))
+	p, err := prepare(path, cfg)
+	if err != nil {
+		return Settings{}, err
+	}
+	return Settings{File: p.file, Fold: p.fold, Recall: p.recall, Tokenizer: p.tok.Name(), LLM: p.llm}, nil
 }
 
 // assemble builds the engine's parts over an open database.
@@ -204,6 +245,10 @@ func IndexPath(dbPath string) string {
 
 // Close closes the index and the database.
 func (e *Engine) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
 	return errors.Join(e.Recall.Close(), e.db.Close())
 }
 
@@ -211,6 +256,10 @@ func (e *Engine) Close() error {
 // index, and leaves the database's connections to the exit, so that SQLite
 // does not checkpoint the WAL on the way out (see sqlitedb.DB.Leave).
 func (e *Engine) Leave() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
 	return errors.Join(e.Recall.Close(), e.db.Leave())
 }
 

@@ -107,7 +107,7 @@ func ResolveLLM(c LLMConfig, fc FileConfig) (LLMSettings, error) {
 	if s.Timeout == 0 && f.Timeout != "" {
 		d, err := time.ParseDuration(f.Timeout)
 		if err != nil || d <= 0 {
-			return s, fmt.Errorf("%w: llm.timeout %q: want a duration such as 30s", ErrLLMSettings, f.Timeout)
+			return s, fc.blame(fmt.Errorf("%w: llm.timeout %q: want a duration such as 30s", ErrLLMSettings, f.Timeout))
 		}
 		s.Timeout = d
 	}
@@ -150,4 +150,12 @@ func first(v ...string) string {
 		}
 	}
 	return ""
+}
+
+// LLMFileSection is the llm section of a settings file that gives s (all
+// but the API key, which is never written to a file).
+func LLMFileSection(s LLMSettings) *fileLLM {
+	verify := s.Verify
+	return &fileLLM{Summarizer: s.Summarizer, Model: s.Model, BaseURL: s.BaseURL, Timeout: s.Timeout.String(),
+		MaxConcurrency: s.Concurrency, Verify: &verify, InputTokens: s.InputTokens}
 }
