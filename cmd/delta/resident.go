@@ -171,7 +171,7 @@ type syncServer struct {
 	file os.FileInfo
 }
 
-func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage) (json.RawMessage, func(), error) {
+func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage) (json.RawMessage, func(context.Context), error) {
 	if op != opSync {
 		return nil, nil, fmt.Errorf("unknown op %q", op)
 	}
@@ -203,17 +203,22 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 	}
 	r.Out = out
 	reply, jerr := json.Marshal(r)
-	after := func() {
+	after := func(bg context.Context) {
+		defer eng.Release()
+		if err != nil || out.Run == "" {
+			return
+		}
 		// The index catch-up a sync makes once in recall.index_every
 		// iterations, done here after the answer, one iteration early, so
-		// that the next sync finds nothing due. Its failure is the next
-		// sync's to meet and report.
-		if err == nil && out.Run != "" {
-			if _, ierr := eng.IndexIfDue(ctx, out.Run, 1); ierr != nil {
-				fmt.Fprintf(os.Stderr, "%s delta-memory resident: index %s: %v\n", time.Now().UTC().Format(time.RFC3339), out.Run, ierr)
-			}
+		// that the next sync finds nothing due; then the model's summaries
+		// the sync did not wait for. The next sync cuts both short. Their
+		// failures are the next sync's to meet and report.
+		if _, ierr := eng.IndexIfDue(bg, out.Run, 1); ierr != nil && bg.Err() == nil {
+			fmt.Fprintf(os.Stderr, "%s delta-memory resident: index %s: %v\n", time.Now().UTC().Format(time.RFC3339), out.Run, ierr)
 		}
-		eng.Release()
+		if _, uerr := eng.UpgradeWaiting(bg, out.Run); uerr != nil && bg.Err() == nil {
+			fmt.Fprintf(os.Stderr, "%s delta-memory resident: LLM summaries of %s: %v\n", time.Now().UTC().Format(time.RFC3339), out.Run, uerr)
+		}
 	}
 	return reply, after, jerr
 }

@@ -39,7 +39,8 @@ workspace is waited for (up to 10 s), then sync fails with a clear error.
 
 With an LLM summarizer, a fold never waits for the model: the block is stored with its
 extractive summary, and the model's replaces it when it arrives, within what is left of
---deadline (default 10s, DELTA_MEMORY_DEADLINE), else in a later sync. A hung or failing
+--deadline (default 10s, DELTA_MEMORY_DEADLINE), else in the resident process between
+syncs, else in a later sync. A hung or failing
 endpoint costs one sync its deadline; after 3 failures in a row no call is made for 2
 minutes (the circuit breaker, shared by every sync of the database). Each time the sync
 did without the model, it says so in one line on stderr.

@@ -77,6 +77,37 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
+// UpgradeWaiting asks the model for the summaries of the run's blocks that
+// a sync did not wait for, under the lock syncs take, until none is left,
+// the circuit breaker opens, or ctx ends: the resident server calls it
+// between syncs, and the next sync's arrival cancels it. A call cut short
+// leaves its block waiting, as it was.
+func (e *Engine) UpgradeWaiting(ctx context.Context, runID string) (Upgrade, error) {
+	if e.LLM == nil {
+		return Upgrade{}, nil
+	}
+	if n, err := e.Fold.CountAwaiting(ctx, runID); err != nil || n == 0 {
+		return Upgrade{}, err
+	}
+	lock, err := e.exclusive(ctx)
+	if err != nil {
+		return Upgrade{}, err
+	}
+	defer lock.Release()
+	run, err := e.Journal.Run(ctx, runID)
+	if err != nil {
+		return Upgrade{}, err
+	}
+	u, err := e.upgrade(ctx, run, time.Time{})
+	if err == nil {
+		// The upgraded blocks' new text, indexed before the next sync.
+		if _, err = e.Recall.CatchUp(ctx, run, nil); err == nil {
+			err = e.Recall.Flush(ctx)
+		}
+	}
+	return u, err
+}
+
 // breaker returns the circuit breaker of the summarizer's endpoint.
 func (e *Engine) breaker() breaker {
 	return breaker{db: e.db, endpoint: e.LLMSettings.BaseURLOrDefault(), now: time.Now}

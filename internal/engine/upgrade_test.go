@@ -15,6 +15,7 @@ import (
 	"github.com/delta-memory/delta-memory/internal/llmtest"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/scoring"
 )
@@ -268,4 +269,54 @@ func TestUpgradeGivesUpOnAnswersThatWouldFailAgain(t *testing.T) {
 	if st, ok, err := eng.Breaker(ctx); err != nil || !ok || st.Failures != 0 {
 		t.Errorf("breaker %+v %v %v", st, ok, err)
 	}
+}
+
+// TestUpgradeWaitingBetweenSyncs: what a sync did not wait for, the
+// resident process asks for between syncs (UpgradeWaiting); cancelled, it
+// leaves the blocks waiting as they were.
+func TestUpgradeWaitingBetweenSyncs(t *testing.T) {
+	t.Parallel()
+	var answering atomic.Bool
+	h, release := hung(t)
+	b := newLLMBed(t, 160, func(n int, r llmtest.Request) llmtest.Response {
+		if answering.Load() {
+			return llmtest.JSON(llmtest.Summary(n), 50, 20)
+		}
+		return h(n, r)
+	})
+	t.Cleanup(release)
+	b.write(t, len(b.lines))
+	eng := b.open(t)
+	first := b.sync(t, eng, 3*time.Second)
+	waiting := first.Step.Upgrade.Waiting
+	if waiting == 0 {
+		t.Fatalf("set-up: no block awaits the model: %+v", first.Step.Upgrade)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := eng.UpgradeWaiting(ctx, "llm-run"); err == nil {
+		t.Error("a cancelled upgrade reported no error")
+	}
+	if n, err := eng.Fold.CountAwaiting(context.Background(), "llm-run"); err != nil || n != waiting {
+		t.Fatalf("after a cancelled upgrade %d blocks wait, want %d (%v)", n, waiting, err)
+	}
+	answering.Store(true)
+	release()
+	u, err := eng.UpgradeWaiting(context.Background(), "llm-run")
+	if err != nil || u.Upgraded != waiting || u.Waiting != 0 {
+		t.Fatalf("upgrade between syncs: %+v, %v", u, err)
+	}
+	hits, err := eng.Retrieve(context.Background(), mustRun(t, eng, "llm-run"), recall.Query{Keywords: []string{"modelword"}, DryRun: true})
+	if err != nil || len(hits) == 0 || hits[0].Kind != recall.KindBlock {
+		t.Errorf("the upgraded summaries are not indexed: %+v, %v", hits, err)
+	}
+}
+
+func mustRun(t *testing.T, eng *engine.Engine, id string) journal.Run {
+	t.Helper()
+	run, err := eng.Journal.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

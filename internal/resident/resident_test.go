@@ -65,7 +65,7 @@ func wait(t *testing.T, done <-chan error) error {
 	}
 }
 
-func echo(_ context.Context, op string, body json.RawMessage) (json.RawMessage, func(), error) {
+func echo(_ context.Context, op string, body json.RawMessage) (json.RawMessage, func(context.Context), error) {
 	if op == "fail" {
 		return nil, nil, errors.New("cannot serve")
 	}
@@ -115,9 +115,9 @@ func TestServeAnswersInTurnAndStops(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var afters []string
-	handle := func(ctx context.Context, op string, body json.RawMessage) (json.RawMessage, func(), error) {
+	handle := func(ctx context.Context, op string, body json.RawMessage) (json.RawMessage, func(context.Context), error) {
 		reply, _, err := echo(ctx, op, body)
-		return reply, func() { mu.Lock(); afters = append(afters, string(body)); mu.Unlock() }, err
+		return reply, func(context.Context) { mu.Lock(); afters = append(afters, string(body)); mu.Unlock() }, err
 	}
 	done := serve(t, &Server{Socket: sock, Database: "db", Handle: handle})
 	ctx := context.Background()
@@ -245,5 +245,40 @@ func TestSocketPathIsStablePerDatabase(t *testing.T) {
 	}
 	if len(a1) > maxSocketPath {
 		t.Fatalf("socket path %q is longer than %d", a1, maxSocketPath)
+	}
+}
+
+// TestNextRequestCutsAfterShort: the work a request leaves for after
+// does not hold the next request: its ctx is cancelled when the next
+// request arrives, and the next request is served once it has returned.
+func TestNextRequestCutsAfterShort(t *testing.T) {
+	sock := testSocket(t)
+	cut := make(chan error, 1)
+	handle := func(ctx context.Context, op string, body json.RawMessage) (json.RawMessage, func(context.Context), error) {
+		return body, func(bg context.Context) {
+			<-bg.Done() // work that would go on for ever
+			cut <- bg.Err()
+		}, nil
+	}
+	done := serve(t, &Server{Socket: sock, Database: "db", Handle: handle})
+	ctx := context.Background()
+	if _, err := Call(ctx, sock, "work", json.RawMessage(`1`)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Call(ctx, sock, "work", json.RawMessage(`2`))
+	if err != nil || string(r.Body) != "2" {
+		t.Fatalf("the next request: %+v, %v", r, err)
+	}
+	if err := <-cut; !errors.Is(err, context.Canceled) {
+		t.Fatalf("after ended with %v, want it cancelled", err)
+	}
+	if _, err := Call(ctx, sock, OpStop, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-cut; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the last after ended with %v, want it cancelled when the server stopped", err)
 	}
 }

@@ -28,9 +28,12 @@ const ioWait = 10 * time.Second
 // Handler does the work of one op and returns the reply's body. An error
 // is a failure to serve (the client then does the work itself); the
 // outcome of the work, failed or not, belongs in the body. after, if not
-// nil, runs once the reply is sent and the client gone, before the next
-// request: work the reply does not wait for.
-type Handler func(ctx context.Context, op string, body json.RawMessage) (reply json.RawMessage, after func(), err error)
+// nil, runs once the reply is sent and the client gone: work the reply
+// does not wait for. The next request does not wait for it either: its
+// ctx is cancelled when a request arrives (or the server stops), and the
+// request is read once after has returned, so after must stop soon when
+// told to, leaving nothing half done.
+type Handler func(ctx context.Context, op string, body json.RawMessage) (reply json.RawMessage, after func(ctx context.Context), err error)
 
 // Server serves the requests for one database, one at a time.
 type Server struct {
@@ -96,9 +99,12 @@ func (s *Server) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	s.started = time.Now()
+	var bg background
+	defer bg.stop()
 	for {
 		ln.SetDeadline(time.Now().Add(s.Idle))
 		conn, err := ln.Accept()
+		bg.stop() // a request, or the end: what the last one left is cut short
 		if err != nil {
 			var ne net.Error
 			if ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
@@ -106,20 +112,50 @@ func (s *Server) Serve(ctx context.Context) error {
 			}
 			return fmt.Errorf("resident: accept: %w", err)
 		}
-		if done := s.serveConn(ctx, conn); done {
+		after, done := s.serveConn(ctx, conn)
+		if after != nil {
+			bg.start(ctx, after)
+		}
+		if done {
 			return nil
 		}
 	}
 }
 
-// serveConn answers one connection; true means the server must exit.
-func (s *Server) serveConn(ctx context.Context, conn net.Conn) (exit bool) {
+// background is the after work of the last request, running until the
+// next request.
+type background struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (b *background) start(ctx context.Context, after func(context.Context)) {
+	ctx, b.cancel = context.WithCancel(ctx)
+	b.done = make(chan struct{})
+	go func(done chan struct{}) {
+		defer close(done)
+		after(ctx)
+	}(b.done)
+}
+
+// stop cancels the after work and waits for it to return.
+func (b *background) stop() {
+	if b.cancel != nil {
+		b.cancel()
+		<-b.done
+		b.cancel, b.done = nil, nil
+	}
+}
+
+// serveConn answers one connection, and returns the after work of its
+// request; exit true means the server must exit.
+func (s *Server) serveConn(ctx context.Context, conn net.Conn) (after func(context.Context), exit bool) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(ioWait))
 	var req Request
 	if err := json.NewDecoder(conn).Decode(&req); err != nil {
 		s.logf("read request: %v", err)
-		return false
+		return nil, false
 	}
 	var r Reply
 	switch {
@@ -133,10 +169,9 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) (exit bool) {
 		r.Mismatch, exit = true, true
 	default:
 		conn.SetDeadline(time.Time{})
-		body, after, err := s.Handle(ctx, req.Op, req.Body)
-		if after != nil {
-			defer after()
-		}
+		var body json.RawMessage
+		var err error
+		body, after, err = s.Handle(ctx, req.Op, req.Body)
 		if err != nil {
 			s.logf("%s: %v", req.Op, err)
 			r.Error = err.Error()
@@ -149,7 +184,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) (exit bool) {
 		s.logf("write reply: %v", err)
 	}
 	conn.Close() // the client goes on while after runs
-	return exit
+	return after, exit
 }
 
 func (s *Server) status() Status {
