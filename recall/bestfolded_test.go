@@ -26,6 +26,9 @@ func (f foldedAt) L0Tokens(context.Context, string, int, int) (map[int]int, erro
 }
 func (f foldedAt) WorkingFrom(context.Context, string) (int, error)   { return 0, nil }
 func (f foldedAt) Touch(context.Context, string, int, int, int) error { return nil }
+func (f foldedAt) Changes(context.Context, string, string, int) (int, int, error) {
+	return 0, 0, nil
+}
 
 // TestBestFoldedKeepsEachIterationsCoverage checks that the coverage the
 // triggers keep across entities is each iteration's own: iteration 5,
