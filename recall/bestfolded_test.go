@@ -50,7 +50,7 @@ func TestBestFoldedKeepsEachIterationsCoverage(t *testing.T) {
 	add(3, []string{"x.go"}, []string{"x.go"})
 	add(4, []string{"y.go"}, nil)
 	add(5, []string{"x.go", "y.go"}, []string{"y.go"})
-	if err := r.store.saveMentions(ctx, "r", 0, 5, rows, 4, 2); err != nil {
+	if err := r.store.saveMentions(ctx, "r", 0, 5, rows); err != nil {
 		t.Fatal(err)
 	}
 	r.folds = foldedAt{3: true, 4: true}
