@@ -61,22 +61,21 @@ type EntityChange struct {
 	Other string
 }
 
+// describedAs words the effects that name their Other: "moved to X".
+var describedAs = map[Effect]string{
+	EffectMovedTo:    "moved to ",
+	EffectMovedFrom:  "moved from ",
+	EffectCopiedFrom: "copied from ",
+	EffectLinkedTo:   "linked to ",
+	EffectMode:       "mode set to ",
+	EffectOwner:      "owner set to ",
+}
+
 // Describe says what became of the entity, for people: "created",
 // "moved to data/a.json.bak", "copied from a.cfg", "mode set to 000".
 func (c EntityChange) Describe() string {
-	switch c.Effect {
-	case EffectMovedTo:
-		return "moved to " + c.Other
-	case EffectMovedFrom:
-		return "moved from " + c.Other
-	case EffectCopiedFrom:
-		return "copied from " + c.Other
-	case EffectLinkedTo:
-		return "linked to " + c.Other
-	case EffectMode:
-		return "mode set to " + c.Other
-	case EffectOwner:
-		return "owner set to " + c.Other
+	if w, ok := describedAs[c.Effect]; ok {
+		return w + c.Other
 	}
 	return string(c.Effect)
 }
@@ -112,7 +111,7 @@ func (c StateChange) Effects() []EntityChange {
 	case ChangeDeleted:
 		add(p, EffectDeleted, "")
 	case ChangeInstalled:
-		add(c.Path, EffectInstalled, "")
+		add(p, EffectInstalled, "")
 	}
 	return out
 }
