@@ -66,6 +66,7 @@ func makeNote(tok scoring.Tokenizer, it *journal.Iteration, toolsOK map[string]b
 		default:
 			for _, ch := range scoring.StateChanges(c.Name, c.Args, c.Command) {
 				n.Changes = append(n.Changes, ch.String())
+				n.effects = append(n.effects, ch.Effects()...)
 				if ch.Op == scoring.ChangeDeleted || ch.Op == scoring.ChangeMoved {
 					deletesOrMoves = true
 				}

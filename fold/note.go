@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // Reasons an iteration is protected (kept in detail when its range folds).
@@ -59,6 +60,10 @@ type Note struct {
 	// so a note arriving after the window was built cannot change it.
 	System    []string
 	StartedAt string
+	// effects are what the iteration's successful calls changed, entity
+	// by entity, for the entity history; made with the note, not stored
+	// with it.
+	effects []scoring.EntityChange
 }
 
 type noteRow struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // noteBatch is how many iterations the scheduler reads from the journal at
@@ -233,7 +234,11 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 		if err := putNote(ctx, tx, n); err != nil {
 			return err
 		}
-		if err := touchEntities(ctx, tx, n); err != nil {
+		effects, err := recordHistory(ctx, tx, n, renote)
+		if err != nil {
+			return err
+		}
+		if err := touchEntities(ctx, tx, n, effects); err != nil {
 			return err
 		}
 		tools = tools[:0]
@@ -278,8 +283,10 @@ func mutateStateTx(ctx context.Context, tx *sqlx.Tx, st *state, change func(*sta
 	return nil
 }
 
-// touchEntities records the last action the iteration took on each target.
-func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note) error {
+// touchEntities records the last action the iteration took on each
+// target: its calls', then what its effects (see recordHistory) made of
+// each entity ("moved to a.bak", "created").
+func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note, effects []scoring.EntityChange) error {
 	upsert := func(entity, action string) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO entity_state (run_id, entity, iteration, action) VALUES (?, ?, ?, ?)
 			ON CONFLICT (run_id, entity) DO UPDATE SET iteration = excluded.iteration, action = excluded.action`,
@@ -303,11 +310,9 @@ func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note) error {
 			return err
 		}
 	}
-	for _, ch := range n.Changes {
-		if op, target, ok := splitChange(ch); ok {
-			if err := upsert(target, op); err != nil {
-				return err
-			}
+	for _, e := range effects {
+		if err := upsert(e.Entity, e.Describe()); err != nil {
+			return err
 		}
 	}
 	return nil

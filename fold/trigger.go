@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -294,16 +293,4 @@ func oldestGroup(blocks []*Block, need int) []*Block {
 		sum += blocks[i].Tokens
 	}
 	return group
-}
-
-// splitChange reads "op target" or "moved a → b" back from a state change.
-func splitChange(ch string) (op, target string, ok bool) {
-	op, target, ok = strings.Cut(ch, " ")
-	if !ok {
-		return "", "", false
-	}
-	if _, to, moved := strings.Cut(target, " → "); moved {
-		target = to
-	}
-	return op, target, true
 }

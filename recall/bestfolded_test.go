@@ -26,6 +26,9 @@ func (f foldedAt) L0Tokens(context.Context, string, int, int) (map[int]int, erro
 }
 func (f foldedAt) WorkingFrom(context.Context, string) (int, error)   { return 0, nil }
 func (f foldedAt) Touch(context.Context, string, int, int, int) error { return nil }
+func (f foldedAt) Changes(context.Context, string, string, int) (int, int, error) {
+	return 0, 0, nil
+}
 
 // TestBestFoldedKeepsEachIterationsCoverage checks that the coverage the
 // triggers keep across entities is each iteration's own: iteration 5,
@@ -47,7 +50,7 @@ func TestBestFoldedKeepsEachIterationsCoverage(t *testing.T) {
 	add(3, []string{"x.go"}, []string{"x.go"})
 	add(4, []string{"y.go"}, nil)
 	add(5, []string{"x.go", "y.go"}, []string{"y.go"})
-	if err := r.store.saveMentions(ctx, "r", 0, 5, rows, 4, 2); err != nil {
+	if err := r.store.saveMentions(ctx, "r", 0, 5, rows); err != nil {
 		t.Fatal(err)
 	}
 	r.folds = foldedAt{3: true, 4: true}

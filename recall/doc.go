@@ -7,8 +7,10 @@
 //   - implicit: the newest iteration names a specific entity (a path, an
 //     identifier) that folded content holds, and the match is strong enough
 //     once its specificity is weighed with the content's importance;
-//   - error-driven: an action failed, and earlier actions that created,
-//     changed, deleted or mentioned what it failed on come back.
+//   - error-driven: an action failed, and what explains it comes back:
+//     the last state change of what it failed on (a move, a delete, a
+//     chmod, an overwrite), then the change that made it, from the run's
+//     entity history; else earlier actions that changed or mentioned it.
 //
 // A recall is a row in SQLite: a range of iterations, the reason, the query
 // and a lifetime in iterations. It shows in the Retrieved partition until it

@@ -157,8 +157,9 @@ func readNames(it *journal.Iteration, text, named *strings.Builder) iterationNam
 			continue
 		}
 		for _, ch := range scoring.StateChanges(c.Name, c.Args, c.Command) {
-			n.changed = appendEntity(n.changed, ch.Path)
-			n.changed = appendEntity(n.changed, ch.To)
+			for _, p := range ch.Changed() {
+				n.changed = appendEntity(n.changed, p)
+			}
 		}
 	}
 	n.acts = entityIDs(acts.String())

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -25,17 +24,6 @@ import (
 // mentionChunk is how many iterations one transaction of mentions covers.
 const mentionChunk = 1024
 
-// dfCap bounds the rows counted for an entity's document frequency, as
-// bleve's common-word cutoff bounds a posting list: past it an entity is
-// common, and counting further would cost more as the run grows.
-const dfCap = 4096
-
-// BM25's parameters, bleve's defaults, for the score of a mention hit.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
 // mentionRow is one entity of one list of an iteration.
 type mentionRow struct {
 	entity    string
@@ -46,29 +34,25 @@ type mentionRow struct {
 }
 
 // mentionRows lists what an iteration names, as rows of the mentions
-// table, with the lengths of its two lists.
-func mentionRows(number int, n iterationNames) (rows []mentionRow, acts, changed int) {
+// table.
+func mentionRows(number int, n iterationNames) (rows []mentionRow) {
 	for _, e := range n.acts {
 		rows = append(rows, mentionRow{entity: e, names: len(n.acts), iteration: number, failed: n.failed})
 	}
 	for _, e := range n.changed {
 		rows = append(rows, mentionRow{entity: e, changed: true, names: len(n.changed), iteration: number, failed: n.failed})
 	}
-	return rows, len(n.acts), len(n.changed)
+	return rows
 }
 
 // mentionBatch gathers the rows of consecutive iterations for one
 // transaction.
 type mentionBatch struct {
-	rows          []mentionRow
-	acts, changed int
+	rows []mentionRow
 }
 
 func (b *mentionBatch) add(number int, n iterationNames) {
-	rows, a, c := mentionRows(number, n)
-	b.rows = append(b.rows, rows...)
-	b.acts += a
-	b.changed += c
+	b.rows = append(b.rows, mentionRows(number, n)...)
 }
 
 // save writes the batch as the mentions of iterations after..to.
@@ -79,7 +63,7 @@ func (b *mentionBatch) save(ctx context.Context, s *store, run string, after, to
 		return cmp.Or(strings.Compare(x.entity, y.entity), cmp.Compare(flag(x.changed), flag(y.changed)),
 			cmp.Compare(x.names, y.names), cmp.Compare(y.iteration, x.iteration))
 	})
-	return s.saveMentions(ctx, run, after, to, b.rows, b.acts, b.changed)
+	return s.saveMentions(ctx, run, after, to, b.rows)
 }
 
 // mention brings the run's mentions up to date: every iteration but the
@@ -113,13 +97,12 @@ const mentionInsertRows = 128
 // saveMentions writes the mentions of iterations after..to and moves the
 // run's position to, in one transaction. It writes nothing when the
 // position is no longer after (another writer got there first).
-func (s *store) saveMentions(ctx context.Context, run string, after, to int, rows []mentionRow, acts, changed int) error {
+func (s *store) saveMentions(ctx context.Context, run string, after, to int, rows []mentionRow) error {
 	return s.update(ctx, func(tx *sqlx.Tx) error {
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE recall_state SET mentioned_iter = ?, acts_names = acts_names + ?, changed_names = changed_names + ?
-			WHERE run_id = ? AND mentioned_iter = ?`, to, acts, changed, run, after)
+		res, err := tx.ExecContext(ctx, `UPDATE recall_state SET mentioned_iter = ? WHERE run_id = ? AND mentioned_iter = ?`, to, run, after)
 		if err != nil {
 			return err
 		}
@@ -173,35 +156,6 @@ func (s *store) namedBetween(ctx context.Context, run, term string, from, before
 		return false, fmt.Errorf("look up %q in run %s: %w", term, run, err)
 	}
 	return yes, nil
-}
-
-// mentionScore is a hit's BM25 score, in the form bleve gave the same
-// one-term query, over the run's own statistics: st's mentioned
-// iterations and names, and df, how many of them hold the term in that
-// list (counted up to dfCap). It does not depend on how any index was
-// built.
-func (s *store) mentionScore(ctx context.Context, run string, st state, term string, changed bool, h Hit) (float64, error) {
-	var df int
-	if err := sqlx.GetContext(ctx, s.db.Cached(), &df, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions
-		WHERE run_id = ? AND entity = ? AND changed = ? LIMIT ?)`, run, term, flag(changed), dfCap); err != nil {
-		return 0, fmt.Errorf("count %q in run %s: %w", term, run, err)
-	}
-	total := st.ActsNames
-	if changed {
-		total = st.ChangedNames
-	}
-	return bm25(st.MentionedIter, df, h.names, float64(total)/float64(max(st.MentionedIter, 1))), nil
-}
-
-// bm25 scores a term found once in a list of names entities: n lists in
-// all, df of them with the term, avg names a list on average.
-func bm25(n, df, names int, avg float64) float64 {
-	idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-	norm := 1.0
-	if avg > 0 {
-		norm = 1 - bm25B + bm25B*float64(names)/avg
-	}
-	return idBoost * idf * (bm25K1 + 1) / (1 + bm25K1*norm)
 }
 
 // flag is a bool as SQLite stores it.

@@ -3,7 +3,6 @@ package recall
 import (
 	"cmp"
 	"context"
-	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -77,12 +76,11 @@ func TestMentionsFromTheCatchUpMatchTheirOwnPass(t *testing.T) {
 	if sa.MentionedIter != run.Iterations-1 || sb.MentionedIter != run.Iterations-1 {
 		t.Fatalf("mentioned up to %d (own pass) and %d (catch-up), want %d: all but the newest", sa.MentionedIter, sb.MentionedIter, run.Iterations-1)
 	}
-	if len(a) < run.Iterations || sa.ActsNames == 0 || sa.ChangedNames == 0 {
-		t.Fatalf("%d mentions (%d names, %d changed) for %d iterations: too few to compare", len(a), sa.ActsNames, sa.ChangedNames, run.Iterations)
+	if len(a) < run.Iterations {
+		t.Fatalf("%d mentions for %d iterations: too few to compare", len(a), run.Iterations)
 	}
-	if !slices.Equal(a, b) || sa.ActsNames != sb.ActsNames || sa.ChangedNames != sb.ChangedNames {
-		t.Fatalf("the catch-up's mentions differ from the own pass's: %d rows (%d, %d) against %d (%d, %d)",
-			len(b), sb.ActsNames, sb.ChangedNames, len(a), sa.ActsNames, sa.ChangedNames)
+	if !slices.Equal(a, b) {
+		t.Fatalf("the catch-up's mentions differ from the own pass's: %d rows against %d", len(b), len(a))
 	}
 	// Nothing is written twice: a second pass finds nothing to do.
 	if err := own.mention(ctx, run, 0); err != nil {
@@ -157,53 +155,5 @@ func TestMentionLookupsRank(t *testing.T) {
 	}
 	if compared < 200 {
 		t.Fatalf("only %d hits compared", compared)
-	}
-}
-
-// TestMentionScore checks an error recall's score: BM25 over the run's
-// lists, higher for a rarer entity and for a shorter list, and the value
-// the formula gives for the run's own counts.
-func TestMentionScore(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	r, _ := newTestRecaller(t)
-	var rows []mentionRow
-	// Iterations 1-10 name common.go in lists of 2; 3 names rare.go too,
-	// 4 names rare.go in a list of 5.
-	acts := 0
-	for i := 1; i <= 10; i++ {
-		n := 2
-		if i == 4 {
-			n = 5
-		}
-		rows = append(rows, mentionRow{entity: "common.go", names: n, iteration: i})
-		if i == 3 || i == 4 {
-			rows = append(rows, mentionRow{entity: "rare.go", names: n, iteration: i})
-		}
-		acts += n
-	}
-	if err := r.store.saveMentions(ctx, "r", 0, 10, rows, acts, 0); err != nil {
-		t.Fatal(err)
-	}
-	st, err := r.store.state(ctx, r.store.db.Read, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	score := func(term string, iteration, names int) float64 {
-		s, err := r.store.mentionScore(ctx, "r", st, term, false, Hit{First: iteration, Last: iteration, names: names})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	rare, common, long := score("rare.go", 3, 2), score("common.go", 3, 2), score("rare.go", 4, 5)
-	if !(rare > common && rare > long) {
-		t.Fatalf("scores: rare.go in a list of 2 %.3f, common.go %.3f, rare.go in a list of 5 %.3f", rare, common, long)
-	}
-	// N 10 lists, df 2, mean 2.3 names, a list of 2.
-	idf := math.Log(1 + (10-2+0.5)/(2+0.5))
-	want := idBoost * idf * 2.2 / (1 + 1.2*(0.25+0.75*2/2.3))
-	if math.Abs(rare-want) > 1e-9 {
-		t.Fatalf("rare.go scores %.6f, want %.6f", rare, want)
 	}
 }

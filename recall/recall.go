@@ -32,6 +32,11 @@ type Folds interface {
 	// Touch counts an access, at iteration now, to the blocks covering
 	// first..last: it raises their access count and sets last-accessed.
 	Touch(ctx context.Context, run string, first, last, now int) error
+	// Changes looks an entity (a path as written) up in the run's state
+	// changes before iteration before: the iteration that changed it last
+	// (or removed a directory above it), and the one that made it; 0 for
+	// none.
+	Changes(ctx context.Context, run, entity string, before int) (last, made int, err error)
 }
 
 // Config tunes recall. Zero fields take the defaults.

@@ -69,11 +69,8 @@ type state struct {
 	CheckedIter  int   `db:"checked_iter"`
 	CheckedSeq   int64 `db:"checked_seq"`
 	NextRecall   int   `db:"next_recall"`
-	// The mentions cover iterations up to MentionedIter, whose lists hold
-	// ActsNames and ChangedNames entities in all.
+	// The mentions cover iterations up to MentionedIter.
 	MentionedIter int `db:"mentioned_iter"`
-	ActsNames     int `db:"acts_names"`
-	ChangedNames  int `db:"changed_names"`
 }
 
 // store keeps recall's tables in SQLite.
@@ -109,7 +106,7 @@ func (s *store) adopt(ctx context.Context, gen string) error {
 // state returns a run's positions; a run never seen has zeros.
 func (s *store) state(ctx context.Context, q sqlx.QueryerContext, run string) (state, error) {
 	st := state{NextRecall: 1}
-	err := sqlx.GetContext(ctx, q, &st, `SELECT indexed_iter, indexed_seq, indexed_block, checked_iter, checked_seq, next_recall, mentioned_iter, acts_names, changed_names
+	err := sqlx.GetContext(ctx, q, &st, `SELECT indexed_iter, indexed_seq, indexed_block, checked_iter, checked_seq, next_recall, mentioned_iter
 		FROM recall_state WHERE run_id = ?`, run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, nil

@@ -58,8 +58,14 @@ func FuzzStateChanges(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, tool, args, command string) {
 		for _, c := range StateChanges(tool, []byte(args), command) {
-			if c.Path == "" || (c.Op == ChangeMoved) != (c.To != "") {
+			twoEnds := c.Op == ChangeMoved || c.Op == ChangeCopied || c.Op == ChangeLinked
+			if c.Path == "" || twoEnds != (c.To != "") || (c.Value != "") && c.Op != ChangeMode && c.Op != ChangeOwner {
 				t.Fatalf("malformed change %#v", c)
+			}
+			for _, e := range c.Effects() {
+				if e.Entity == "" || e.Entity != EntityKey(e.Entity) {
+					t.Fatalf("change %#v: effect %#v names no entity, or not as EntityKey spells it", c, e)
+				}
 			}
 		}
 		KindOfTool(tool)

@@ -9,6 +9,8 @@ func TestStateChangesShell(t *testing.T) {
 	t.Parallel()
 	c := func(op ChangeOp, p string) StateChange { return StateChange{Op: op, Path: p} }
 	mv := func(from, to string) StateChange { return StateChange{Op: ChangeMoved, Path: from, To: to} }
+	cp := func(from, to string) StateChange { return StateChange{Op: ChangeCopied, Path: from, To: to} }
+	mode := func(m, p string) StateChange { return StateChange{Op: ChangeMode, Path: p, Value: m} }
 	tests := []struct {
 		name    string
 		command string
@@ -22,8 +24,27 @@ func TestStateChangesShell(t *testing.T) {
 		{"git rm and rmdir", "git rm old.py && rmdir empty", []StateChange{c(ChangeDeleted, "old.py"), c(ChangeDeleted, "empty")}},
 		{"git rm --cached changes nothing", "git rm --cached secret.env", nil},
 		{"touch and mkdir", "mkdir -p src/pkg && touch src/pkg/__init__.py", []StateChange{c(ChangeCreated, "src/pkg"), c(ChangeCreated, "src/pkg/__init__.py")}},
-		{"cp", "cp -r template/ app", []StateChange{c(ChangeCreated, "app")}},
-		{"cp several into dir", "cp a.txt b.txt backup", []StateChange{c(ChangeCreated, "backup/a.txt"), c(ChangeCreated, "backup/b.txt")}},
+		{"cp", "cp -r template/ app", []StateChange{cp("template/", "app")}},
+		{"cp several into dir", "cp a.txt b.txt backup", []StateChange{cp("a.txt", "backup/a.txt"), cp("b.txt", "backup/b.txt")}},
+		{"cp into a dir ending in slash", "cp -p conf/a.ini /etc/app/", []StateChange{cp("conf/a.ini", "/etc/app/a.ini")}},
+		{"cp here", "cp ../shared/a.env .", []StateChange{cp("../shared/a.env", "a.env")}},
+		{"mv into a dir ending in slash", "mv -v data/x.json archive/", []StateChange{mv("data/x.json", "archive/x.json")}},
+		{"mv backup suffix takes a value", "mv -S .orig a.cfg b.cfg", []StateChange{mv("a.cfg", "b.cfg")}},
+		{"install with mode", "install -m 755 build/app /usr/local/bin/app", []StateChange{cp("build/app", "/usr/local/bin/app")}},
+		{"install -d", "install -d -m 700 /var/lib/app", []StateChange{c(ChangeCreated, "/var/lib/app")}},
+		{"ln -s", "ln -sf releases/v2 current", []StateChange{{Op: ChangeLinked, Path: "releases/v2", To: "current"}}},
+		{"ln one operand", "ln -s /opt/tool/bin/tool", []StateChange{{Op: ChangeLinked, Path: "/opt/tool/bin/tool", To: "tool"}}},
+		{"chmod", "chmod 000 scripts/deploy.sh; chmod -R u+x bin tools", []StateChange{mode("000", "scripts/deploy.sh"), mode("u+x", "bin"), mode("u+x", "tools")}},
+		{"chmod mode with a dash", "chmod -x run.sh", []StateChange{mode("-x", "run.sh")}},
+		{"chmod --reference", "chmod --reference=a.sh b.sh", []StateChange{mode("like a.sh", "b.sh")}},
+		{"chown and chgrp", "sudo chown -R app:app /srv/app && chgrp staff notes.txt", []StateChange{
+			{Op: ChangeOwner, Path: "/srv/app", Value: "app:app"}, {Op: ChangeOwner, Path: "notes.txt", Value: "staff"}}},
+		{"truncate", "truncate -s 0 logs/app.log", []StateChange{c(ChangeModified, "logs/app.log")}},
+		{"dd of=", "dd if=/dev/zero of=disk.img bs=1M count=4", []StateChange{c(ChangeModified, "disk.img")}},
+		{"git restore and checkout --", "git restore src/a.py && git checkout HEAD~1 -- b.py", []StateChange{c(ChangeModified, "src/a.py"), c(ChangeModified, "b.py")}},
+		{"git restore --staged changes no file", "git restore --staged a.py", nil},
+		{"git checkout a branch changes no file", "git checkout main", nil},
+		{"words that only contain a command name", "echo mv a b; grep -r 'rm -rf' docs; ls chmod_notes", nil},
 		{"redirects", "echo hi > out.txt 2>&1; make 2> err.log >> build.log", []StateChange{c(ChangeModified, "out.txt"), c(ChangeModified, "err.log"), c(ChangeModified, "build.log")}},
 		{"redirect without space and &>", "ls>list.txt; run.sh &> all.log", []StateChange{c(ChangeModified, "list.txt"), c(ChangeModified, "all.log")}},
 		{"dev null ignored", "ls > /dev/null 2>/dev/null", nil},

@@ -151,28 +151,60 @@ const (
 	ChangeMoved ChangeOp = "moved"
 	// ChangeInstalled means a package was installed; Path names it.
 	ChangeInstalled ChangeOp = "installed"
+	// ChangeCopied means Path was copied to To, which the copy made.
+	ChangeCopied ChangeOp = "copied"
+	// ChangeLinked means To was made a link to Path, as ln TARGET LINK.
+	ChangeLinked ChangeOp = "linked"
+	// ChangeMode means Path's permissions were set to Value (chmod).
+	ChangeMode ChangeOp = "chmod"
+	// ChangeOwner means Path's owner or group was set to Value (chown,
+	// chgrp).
+	ChangeOwner ChangeOp = "chown"
 )
 
 // StateChange is one inferred change to the environment.
 type StateChange struct {
 	// Op is what happened.
 	Op ChangeOp
-	// Path is the file, directory or package affected, as written.
+	// Path is the file, directory or package affected, as written: the
+	// source of a move or copy, the target of a link.
 	Path string
-	// To is the destination of a move; empty otherwise.
+	// To is the destination of a move or copy, or the link ln made;
+	// empty otherwise.
 	To string
+	// Value is the mode of a chmod or the owner of a chown, as written;
+	// empty otherwise.
+	Value string
 }
 
 // String renders the change for people: "created src/a.py",
-// "moved a.py → b.py", "installed requests".
+// "moved a.py → b.py", "copied a.py → b.py", "linked current → v2" (the
+// link first, as ls -l shows it), "chmod +x run.sh", "installed requests".
 func (c StateChange) String() string {
 	switch {
-	case c.Op == ChangeMoved:
+	case c.Op == ChangeMoved || c.Op == ChangeCopied:
 		return string(c.Op) + " " + c.Path + " → " + c.To
+	case c.Op == ChangeLinked:
+		return string(c.Op) + " " + c.To + " → " + c.Path
+	case c.Op == ChangeMode || c.Op == ChangeOwner:
+		return string(c.Op) + " " + c.Value + " " + c.Path
 	case c.Path == "":
 		return string(c.Op)
 	}
 	return string(c.Op) + " " + c.Path
+}
+
+// Changed returns the paths, as written, whose state the change changed:
+// both ends of a move, the copy (not the original) of a copy, the link
+// (not its target) of a link, and the Path of the rest.
+func (c StateChange) Changed() []string {
+	switch c.Op {
+	case ChangeMoved:
+		return []string{c.Path, c.To}
+	case ChangeCopied, ChangeLinked:
+		return []string{c.To}
+	}
+	return []string{c.Path}
 }
 
 // pathKeys are the argument names that carry the file a write tool changes,
@@ -211,14 +243,24 @@ var destKeys = []string{"new_path", "destination", "dest", "to", "target_path", 
 // assignments and the wrappers sudo, env, command, time, nohup and exec are
 // stripped. Then:
 //
-//	mv / git mv A B        moved A → B (several sources: each → DIR/base)
+//	mv / git mv A B        moved A → B (several sources, or B ending in
+//	                       "/": each → B/base)
 //	rm / git rm / rmdir /
 //	unlink P...            deleted each P (git rm --cached changes nothing)
 //	touch / mkdir P...     created each P
-//	cp A B                 created B (several sources: created DIR/base each)
+//	install -d P...        created each P
+//	cp / install A B       copied A → B (several sources: each → B/base)
+//	ln [-s] A B            linked B → A (one operand: linked base(A) → A)
+//	chmod MODE P...        chmod MODE each P
+//	chown / chgrp O P...   chown O each P
 //	tee [-a] F...          modified each F
+//	truncate F...          modified each F
+//	dd of=F                modified F
 //	> F, >> F, &> F, 2> F  modified F (never /dev/...)
 //	sed -i ... F...        modified each F (sed without -i changes nothing)
+//	git restore F...,
+//	git checkout -- F...   modified each F (git restore --staged alone
+//	                       changes nothing)
 //	pip/pip3/python -m pip/uv pip install, npm/pnpm install|i|add,
 //	yarn/poetry/uv add, cargo add|install, apt/apt-get/brew/gem/conda/dnf/
 //	yum install, apk add, go get|install X...

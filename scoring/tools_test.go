@@ -78,6 +78,10 @@ func TestStateChangeString(t *testing.T) {
 		{StateChange{Op: ChangeMoved, Path: "a.py", To: "b.py"}, "moved a.py → b.py"},
 		{StateChange{Op: ChangeInstalled, Path: "requests"}, "installed requests"},
 		{StateChange{Op: ChangeCreated}, "created"},
+		{StateChange{Op: ChangeCopied, Path: "a.cfg", To: "b.cfg"}, "copied a.cfg → b.cfg"},
+		{StateChange{Op: ChangeLinked, Path: "releases/v2", To: "current"}, "linked current → releases/v2"},
+		{StateChange{Op: ChangeMode, Path: "run.sh", Value: "+x"}, "chmod +x run.sh"},
+		{StateChange{Op: ChangeOwner, Path: "/srv", Value: "app:app"}, "chown app:app /srv"},
 	}
 	for _, tt := range tests {
 		if got := tt.c.String(); got != tt.want {

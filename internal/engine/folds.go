@@ -50,3 +50,15 @@ func (v foldView) Touch(ctx context.Context, run string, first, last, now int) e
 func (v foldView) WorkingFrom(ctx context.Context, run string) (int, error) {
 	return v.store.WorkingFrom(ctx, run)
 }
+
+func (v foldView) Changes(ctx context.Context, run, entity string, before int) (int, int, error) {
+	last, ok, err := v.store.LastChange(ctx, run, entity, before)
+	if err != nil || !ok {
+		return 0, 0, err
+	}
+	made, ok, err := v.store.Making(ctx, run, entity, before)
+	if err != nil || !ok {
+		return last.Iteration, 0, err
+	}
+	return last.Iteration, made.Iteration, nil
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // Dynamic partition limits.
@@ -33,25 +34,32 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	if err != nil {
 		return p, err
 	}
-	if lines := unresolvedErrors(recent); len(lines) > 0 {
+	open := unresolvedErrors(recent)
+	if len(open) > 0 {
+		lines := make([]string, len(open))
+		for i, f := range open {
+			lines[i] = f.line()
+		}
 		p.Sections = append(p.Sections, Section{Name: "Unresolved errors", Source: "notes:recent", Content: strings.Join(lines, "\n")})
 	}
 	if lines := systemNotes(recent); len(lines) > 0 {
 		p.Sections = append(p.Sections, Section{Name: "Runtime notes", Source: "notes:system", Content: strings.Join(lines, "\n")})
 	}
+	lines, listed, err := failedStates(ctx, fs, run, open)
+	if err != nil {
+		return p, err
+	}
 	states, err := fs.EntityStates(ctx, run.ID, maxEntities)
 	if err != nil {
 		return p, err
 	}
-	if len(states) > 0 {
-		var b strings.Builder
-		for i, s := range states {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			fmt.Fprintf(&b, "- %s: %s (iteration %d)", s.Entity, s.Action, s.Iteration)
+	for _, s := range states {
+		if !listed[s.Entity] {
+			lines = append(lines, fmt.Sprintf("- %s: %s (iteration %d)", s.Entity, s.Action, s.Iteration))
 		}
-		p.Sections = append(p.Sections, Section{Name: "Files and entities", Source: "entity_state", Content: b.String()})
+	}
+	if len(lines) > 0 {
+		p.Sections = append(p.Sections, Section{Name: "Files and entities", Source: "entity_state", Content: strings.Join(lines, "\n")})
 	}
 	marks, err := fs.Bookmarks(ctx, run.ID)
 	if err != nil {
@@ -110,13 +118,20 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	return p, nil
 }
 
-// unresolvedErrors lists the failed calls of recent iterations that no later
-// successful call on the same target has resolved, newest last.
-func unresolvedErrors(recent []fold.Activity) []string {
-	type failure struct {
-		iter int
-		c    fold.CallNote
-	}
+// failure is a failed call of a recent iteration.
+type failure struct {
+	iter int
+	c    fold.CallNote
+}
+
+// line renders the failure for the Unresolved errors section.
+func (f failure) line() string {
+	return strings.TrimSpace(fmt.Sprintf("- [iter %d] %s %s: %s", f.iter, f.c.Tool, f.c.Target, clip(f.c.Error, dynamicErrorRunes)))
+}
+
+// unresolvedErrors returns the failed calls of recent iterations that no
+// later successful call on the same target has resolved, newest last.
+func unresolvedErrors(recent []fold.Activity) []failure {
 	var open []failure
 	for _, n := range recent {
 		for _, c := range n.Calls {
@@ -138,11 +153,41 @@ func unresolvedErrors(recent []fold.Activity) []string {
 	if len(open) > maxErrors {
 		open = open[len(open)-maxErrors:]
 	}
-	lines := make([]string, len(open))
-	for i, f := range open {
-		lines[i] = strings.TrimSpace(fmt.Sprintf("- [iter %d] %s %s: %s", f.iter, f.c.Tool, f.c.Target, clip(f.c.Error, dynamicErrorRunes)))
+	return open
+}
+
+// maxFailedLookups bounds the history lookups of failedStates.
+const maxFailedLookups = 12
+
+// failedStates gives the last known state of the files the unresolved
+// failures name (in their targets and error lines), newest failure first,
+// from the run's entity history: "- data/a.json: moved to data/a.json.bak
+// at iteration 545". listed holds the entities it gives a line, as
+// scoring.EntityKey spells them.
+func failedStates(ctx context.Context, fs *fold.Store, run journal.Run, open []failure) (lines []string, listed map[string]bool, err error) {
+	listed = map[string]bool{}
+	looked := map[string]bool{}
+	for i := len(open) - 1; i >= 0 && len(looked) < maxFailedLookups; i-- {
+		for _, e := range scoring.Entities(open[i].c.Target + "\n" + open[i].c.Error) {
+			key := scoring.EntityKey(e.Value)
+			if e.Kind != scoring.EntityPath && e.Kind != scoring.EntityFile || key == "" || looked[key] {
+				continue
+			}
+			if len(looked) == maxFailedLookups {
+				break
+			}
+			looked[key] = true
+			c, ok, err := fs.LastChange(ctx, run.ID, key, run.Iterations+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				listed[key] = true
+				lines = append(lines, fmt.Sprintf("- %s: %s", key, c.Describe(key)))
+			}
+		}
 	}
-	return lines
+	return lines, listed, nil
 }
 
 // systemNotes lists the runtime's notes of the last few iterations.
