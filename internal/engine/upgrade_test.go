@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
@@ -43,10 +44,15 @@ func newLLMBed(t *testing.T, n int, h llmtest.Handler) *llmBed {
 	return b
 }
 
-// write puts the first n lines of the journal in its file.
+// write puts the first n lines of the journal in its file, each with its
+// newline: a longer write appends to a shorter one.
 func (b *llmBed) write(t *testing.T, n int) {
 	t.Helper()
-	if err := os.WriteFile(b.journal, []byte(strings.Join(b.lines[:n], "")+"\n"), 0o644); err != nil {
+	text := strings.Join(b.lines[:n], "")
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if err := os.WriteFile(b.journal, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -319,4 +325,77 @@ func mustRun(t *testing.T, eng *engine.Engine, id string) journal.Run {
 		t.Fatal(err)
 	}
 	return run
+}
+
+// TestUpgradesKeepTheInvariants replays a run sync by sync against a model
+// that answers most calls at once and leaves some past the deadline, so
+// that blocks wait and are upgraded at every stage of the run: every
+// memory file stays within its budget (counted again with the tokenizer),
+// keeps each tool call with its result, and renders the same when built
+// again from the same state.
+func TestUpgradesKeepTheInvariants(t *testing.T) {
+	t.Parallel()
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, release := hung(t)
+	var calls atomic.Int64
+	b := newLLMBed(t, 240, func(n int, r llmtest.Request) llmtest.Response {
+		if calls.Add(1)%7 == 3 {
+			return h(n, r) // past the deadline
+		}
+		return llmtest.JSON(llmtest.Summary(n), 50, 20)
+	})
+	t.Cleanup(release)
+	eng := b.open(t)
+	ctx := context.Background()
+	upgraded, waited := 0, 0
+	for n := 40; n <= len(b.lines); n += 20 {
+		b.write(t, min(n, len(b.lines)))
+		res := b.sync(t, eng, 3*time.Second)
+		upgraded += res.Step.Upgrade.Upgraded
+		if res.Step.Upgrade.Waiting > 0 {
+			waited++
+		}
+		if got := tok.Count(res.Markdown); got > res.Context.Budget {
+			t.Fatalf("line %d: the memory file has %d tokens, budget %d", n, got, res.Context.Budget)
+		}
+		checkToolPairs(t, n, res.Context.Messages)
+		run := mustRun(t, eng, "llm-run")
+		again, err := eng.Context(ctx, run, engine.ContextOptions{Native: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Markdown() != res.Markdown {
+			t.Fatalf("line %d: the same state rendered differently", n)
+		}
+	}
+	if upgraded == 0 || waited == 0 {
+		t.Fatalf("set-up: %d blocks upgraded, %d syncs left some waiting; want both", upgraded, waited)
+	}
+}
+
+// checkToolPairs fails when a tool message is apart from the assistant
+// message that called it.
+func checkToolPairs(t *testing.T, at int, msgs []fold.Message) {
+	t.Helper()
+	open := map[string]bool{}
+	for k, m := range msgs {
+		switch {
+		case m.Role == "tool" && !open[m.ToolCallID]:
+			t.Fatalf("line %d: message %d answers no open call (%q)", at, k, m.ToolCallID)
+		case m.Role == "tool":
+			delete(open, m.ToolCallID)
+		case len(open) > 0:
+			t.Fatalf("line %d: message %d (%s) splits calls %v from their results", at, k, m.Role, open)
+		default:
+			for _, c := range m.ToolCalls {
+				open[c.ID] = true
+			}
+		}
+	}
+	if len(open) > 0 {
+		t.Fatalf("line %d: calls %v have no result", at, open)
+	}
 }
