@@ -114,7 +114,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		}
 		c.Partitions[i].Tokens = f.cost(&c.Partitions[i])
 	}
-	c.markdown = renderMarkdown(c.Partitions)
+	c.markdown, c.spans = renderMarkdown(c.Partitions)
 	c.Messages = renderMessages(c.Partitions)
 	c.Tokens = 0
 	for _, p := range c.Partitions {
