@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
@@ -11,16 +10,7 @@ import (
 
 func TestRunPricesEachCallWithItsCachedPrefix(t *testing.T) {
 	t.Parallel()
-	src, err := Load(generated(t, 40), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 3000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	src, eng, dir := replaySetup(t, 40, 3000)
 	var prev string
 	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: 3, OnIteration: func(it Iteration, res engine.SyncResult) {
 		defer func() { prev = res.Markdown }()
