@@ -30,6 +30,21 @@ type Report struct {
 	SentTokens    int64   `json:"sent_tokens"`
 	RawSentTokens int64   `json:"raw_sent_tokens"`
 	RunSavings    float64 `json:"run_savings"`
+	// CachedTokens and RawCachedTokens add up the prefixes a prompt cache
+	// reuses from the previous call, with memory and with the raw history;
+	// UncachedTokens and RawUncachedTokens the rest.
+	CachedTokens      int64 `json:"cached_tokens"`
+	UncachedTokens    int64 `json:"uncached_tokens"`
+	RawCachedTokens   int64 `json:"raw_cached_tokens"`
+	RawUncachedTokens int64 `json:"raw_uncached_tokens"`
+	// Prices are the input prices the costs are computed with.
+	Prices Prices `json:"prices"`
+	// Cost and RawCost are the run's input in US dollars with memory and
+	// with the raw history, prompt caching counted; CostSavings is
+	// 1 - Cost/RawCost.
+	Cost        float64 `json:"cost_usd"`
+	RawCost     float64 `json:"raw_cost_usd"`
+	CostSavings float64 `json:"cost_savings"`
 	// Folds and Recalls count what was made, by trigger and by reason.
 	Folds   Counts `json:"folds"`
 	Recalls Counts `json:"recalls"`
@@ -115,6 +130,12 @@ func (r *Report) finish() {
 		window += float64(it.WindowTokens)
 		r.SentTokens += int64(it.WindowTokens + it.NativeTokens)
 		r.RawSentTokens += int64(it.RawTokens)
+		r.CachedTokens += int64(it.CachedTokens)
+		r.UncachedTokens += int64(it.UncachedTokens)
+		r.RawCachedTokens += int64(it.Raw.CachedTokens)
+		r.RawUncachedTokens += int64(it.Raw.UncachedTokens)
+		r.Cost += it.Cost
+		r.RawCost += it.Raw.Cost
 		if i > 0 {
 			prefix += it.PrefixKept
 		}
@@ -122,6 +143,9 @@ func (r *Report) finish() {
 	}
 	r.WindowMean = window / float64(n)
 	r.RunSavings = savings(r.SentTokens, r.RawSentTokens)
+	if r.RawCost > 0 {
+		r.CostSavings = 1 - r.Cost/r.RawCost
+	}
 	if n > 1 {
 		r.PrefixKept = prefix / float64(n-1)
 	}
@@ -158,6 +182,19 @@ func (r *Report) WriteText(w io.Writer) {
 		Thousands(r.RawTokens), 100*r.FinalSavings)
 	fmt.Fprintf(w, "whole run: %s tokens sent over %d calls instead of %s: %.1f%% saved\n",
 		thousands64(r.SentTokens), len(r.Series), thousands64(r.RawSentTokens), 100*r.RunSavings)
+	fmt.Fprintf(w, "prompt cache: memory %s cached + %s uncached (%.1f%% hit), raw history %s + %s (%.1f%% hit)\n",
+		thousands64(r.CachedTokens), thousands64(r.UncachedTokens), 100*share(r.CachedTokens, r.SentTokens),
+		thousands64(r.RawCachedTokens), thousands64(r.RawUncachedTokens), 100*share(r.RawCachedTokens, r.RawSentTokens))
+	fmt.Fprintf(w, "input cost at %s: memory $%.2f, raw history $%.2f: %.1f%% saved\n",
+		r.Prices.label(), r.Cost, r.RawCost, 100*r.CostSavings)
+}
+
+// share is part/whole, 0 for an empty whole.
+func share(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return float64(part) / float64(whole)
 }
 
 func (r *Report) lastNative() int {

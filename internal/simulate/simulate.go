@@ -23,6 +23,8 @@ type Options struct {
 	Workspace string
 	// KeepRecent is sync's --keep-recent.
 	KeepRecent int
+	// Prices price the calls; the zero value means DefaultPrices.
+	Prices Prices
 	// OnIteration, if set, is called after each iteration's sync with what
 	// it did and the sync's own result (the window, the Markdown).
 	OnIteration func(Iteration, engine.SyncResult)
@@ -47,6 +49,30 @@ type Iteration struct {
 	// PrefixKept is the share of the previous output's bytes that start
 	// this one unchanged; 1 for the first iteration.
 	PrefixKept float64 `json:"prefix_kept"`
+	// Break is where this output first differs from the previous one;
+	// nil for the first iteration.
+	Break *Break `json:"break,omitempty"`
+	Call
+	// Raw is the same call with the whole history in full instead.
+	Raw Call `json:"raw"`
+}
+
+// Call is what one LLM call sends and costs.
+type Call struct {
+	// InputTokens is what the call sends: the memory file and the newest
+	// iterations in full, or the raw history.
+	InputTokens int `json:"input_tokens"`
+	// CachedTokens is the prefix a prompt cache reuses from the previous
+	// call; UncachedTokens the rest, billed in full.
+	CachedTokens   int `json:"cached_tokens"`
+	UncachedTokens int `json:"uncached_tokens"`
+	// Cost is the input's price in US dollars (Options.Prices).
+	Cost float64 `json:"cost_usd"`
+}
+
+func newCall(p Prices, input, cached int) Call {
+	cached = min(cached, input)
+	return Call{InputTokens: input, CachedTokens: cached, UncachedTokens: input - cached, Cost: p.cost(input, cached)}
 }
 
 // Fold is a fold made by the scheduler.
@@ -80,8 +106,12 @@ func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*R
 		return nil, fmt.Errorf("simulate: %w", err)
 	}
 	defer f.Close()
-	rep := &Report{Run: src.Run, Budget: eng.Config.Budget, KeepRecent: opts.KeepRecent, Format: src.Format}
+	if opts.Prices == (Prices{}) {
+		opts.Prices = DefaultPrices
+	}
+	rep := &Report{Run: src.Run, Budget: eng.Config.Budget, KeepRecent: opts.KeepRecent, Format: src.Format, Prices: opts.Prices}
 	var prev string
+	prevRaw := 0
 	var counter rawCounter
 	seen := map[int]bool{} // recall ids made so far
 	for i, chunk := range src.Chunks {
@@ -120,10 +150,18 @@ func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*R
 			it.Recalls = append(it.Recalls, rc)
 		}
 		it.PrefixKept = 1
+		cached := 0
 		if i > 0 {
 			it.PrefixKept = prefixShare(prev, res.Markdown)
+			var brk Break
+			brk, cached = cacheUse(eng.Tokenizer, prev, res.Markdown, res.Context)
+			it.Break = &brk
 		}
-		prev = res.Markdown
+		it.Call = newCall(opts.Prices, it.WindowTokens+it.NativeTokens, cached)
+		// The raw history only grows at its end: the previous call's
+		// history is this one's prefix.
+		it.Raw = newCall(opts.Prices, it.RawTokens, prevRaw)
+		prev, prevRaw = res.Markdown, it.RawTokens
 		rep.add(it)
 		if opts.OnIteration != nil {
 			opts.OnIteration(it, res)
@@ -180,10 +218,15 @@ func prefixShare(prev, cur string) float64 {
 	if prev == "" {
 		return 1
 	}
-	n := min(len(prev), len(cur))
+	return float64(commonPrefix(prev, cur)) / float64(len(prev))
+}
+
+// commonPrefix is the length in bytes of the prefix a and b share.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
 	i := 0
-	for i < n && prev[i] == cur[i] {
+	for i < n && a[i] == b[i] {
 		i++
 	}
-	return float64(i) / float64(len(prev))
+	return i
 }

@@ -36,6 +36,23 @@ func generated(t *testing.T, n int) string {
 	return p
 }
 
+// replaySetup loads a generated run of n iterations and opens an engine
+// at budget in a temporary directory, closed when the test ends.
+func replaySetup(t *testing.T, n, budget int) (*Source, *engine.Engine, string) {
+	t.Helper()
+	src, err := Load(generated(t, n), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return src, eng, dir
+}
+
 func TestLoadSplitsADeltaJournalAtThoughts(t *testing.T) {
 	t.Parallel()
 	src, err := Load(generated(t, 40), "")
@@ -94,16 +111,7 @@ func TestLoadConvertsOpenAIMessages(t *testing.T) {
 
 func TestRunReplaysEveryIteration(t *testing.T) {
 	t.Parallel()
-	src, err := Load(generated(t, 60), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 3000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	src, eng, dir := replaySetup(t, 60, 3000)
 	calls := 0
 	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: 3, OnIteration: func(Iteration, engine.SyncResult) { calls++ }})
 	if err != nil {

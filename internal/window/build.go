@@ -103,9 +103,20 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
-	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
-		cfg.Budget-margin(cfg.Budget)-used-f.cost(&working))
+	if c.Focused {
+		// Only a window built for a question to memory lets recalls spill
+		// into what Working left: its Retrieved partition is rebuilt for
+		// the question anyway. Elsewhere the spill would grow and shrink
+		// with Working from call to call, and what comes after Working is
+		// the part a provider's prompt cache cannot reuse, so a large
+		// Retrieved partition would be paid in full at every call.
+		c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
+			cfg.Budget-margin(cfg.Budget)-used-f.cost(&working))
+	}
 	c.Omitted = append(c.Omitted, recallOmitted...)
+	if !c.Focused {
+		joinOrder(&retrieved)
+	}
 
 	c.Partitions = []Partition{static, long, short, working, retrieved, dynamic}
 	for i := range c.Partitions {
@@ -114,7 +125,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		}
 		c.Partitions[i].Tokens = f.cost(&c.Partitions[i])
 	}
-	c.markdown = renderMarkdown(c.Partitions)
+	c.markdown, c.spans = renderMarkdown(c.Partitions)
 	c.Messages = renderMessages(c.Partitions)
 	c.Tokens = 0
 	for _, p := range c.Partitions {

@@ -30,18 +30,22 @@ func sectionHeading(partition string, s *Section) string {
 // names stay short ("system", "task").
 var staticTitles = map[string]string{"system": "System prompt", "task": "Task"}
 
-// renderMarkdown writes the partitions in order, skipping empty ones.
-func renderMarkdown(parts []Partition) string {
+// renderMarkdown writes the partitions in order, skipping empty ones, and
+// returns where each section ends in the text.
+func renderMarkdown(parts []Partition) (string, []span) {
 	var b strings.Builder
+	spans := []span{}
 	for _, p := range parts {
-		writePartition(&b, p)
+		spans = writePartition(&b, p, spans)
 	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
+	return strings.TrimRight(b.String(), "\n") + "\n", spans
 }
 
-func writePartition(b *strings.Builder, p Partition) {
+// writePartition writes p and appends the end of each of its sections to
+// spans (nil spans are left nil).
+func writePartition(b *strings.Builder, p Partition, spans []span) []span {
 	if len(p.Sections) == 0 {
-		return
+		return spans
 	}
 	b.WriteString(partitionHeading(p.Name))
 	b.WriteByte('\n')
@@ -49,13 +53,17 @@ func writePartition(b *strings.Builder, p Partition) {
 		b.WriteString(sectionHeading(p.Name, &p.Sections[i]))
 		b.WriteString(p.Sections[i].Content)
 		b.WriteString("\n\n")
+		if spans != nil {
+			spans = append(spans, span{end: b.Len(), partition: p.Name, source: p.Sections[i].Source})
+		}
 	}
+	return spans
 }
 
 func partitionText(parts ...Partition) string {
 	var b strings.Builder
 	for _, p := range parts {
-		writePartition(&b, p)
+		writePartition(&b, p, nil)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

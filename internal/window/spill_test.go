@@ -13,16 +13,18 @@ import (
 
 // TestRecallsTakeWhatWorkingLeaves offers recalls that overflow the
 // Retrieved share while Working, with three iterations, leaves most of the
-// budget unused: the recalls show in full in what is left, and the window
-// stays within its budget. With the budget used up, they fall back to the
-// share: one line each, or named.
+// budget unused: in a window focused on a question to memory the recalls
+// show in full in what is left, and the window stays within its budget.
+// With the budget used up, or in an unfocused window (whose tail a prompt
+// cache cannot reuse), they keep to the share: one line each, or named.
 func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		budget   int
+		focus    bool
 		wantFull bool
-	}{{8000, true}, {2000, false}} {
+	}{{8000, true, true}, {8000, false, false}, {2000, false, false}} {
 		eng := openWindowEngine(t, tc.budget)
 		evs, err := synth.Events(synth.Config{Seed: 5, Iterations: 3, RunID: "spill", MaxOutputBytes: 300})
 		if err != nil {
@@ -44,7 +46,7 @@ func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 			recalls = append(recalls, window.Recalled{Name: fmt.Sprintf("Iteration %d", i), Source: fmt.Sprintf("recall:%d", i),
 				Full: full, Lines: fmt.Sprintf("[iter %d] retried the upload", i)})
 		}
-		cx, err := window.Build(ctx, eng.Journal, eng.Fold, run, window.Options{Config: eng.Config, Tokenizer: eng.Tokenizer, Recalled: recalls})
+		cx, err := window.Build(ctx, eng.Journal, eng.Fold, run, window.Options{Config: eng.Config, Tokenizer: eng.Tokenizer, Recalled: recalls, Focus: tc.focus})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +74,7 @@ func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 			}
 			continue
 		}
-		if full == len(recalls) || ret.Tokens > ret.Budget {
+		if full == len(recalls) || ret.Tokens > ret.Budget || ret.Tokens > share {
 			t.Errorf("budget %d: %d of %d recalls in full, retrieved %d tokens of budget %d", tc.budget, full, len(recalls), ret.Tokens, ret.Budget)
 		}
 	}

@@ -65,6 +65,7 @@ type Context struct {
 	Native int `json:"native,omitempty"`
 
 	markdown  string
+	spans     []span
 	focusRoom int
 }
 
