@@ -31,6 +31,9 @@ type glance struct {
 	// LLM summarizer).
 	awaiting []string
 	breaker  *engine.BreakerStatus
+	// lastSync is how the newest memory file began like the one before it
+	// (nil when no sync recorded one).
+	lastSync *engine.LastSync
 }
 
 // lastFoldsShown is how many of the newest folds `show` lists.
@@ -101,6 +104,10 @@ func printGlance(w io.Writer, g glance, p palette) {
 		fmt.Fprintf(w, "  llm %s calls, %s prompt + %s completion tokens; %s fell back to extractive; %s amended by the self-check\n",
 			simulate.Thousands(g.llm.Calls), simulate.Thousands(g.llm.PromptTokens), simulate.Thousands(g.llm.CompletionTokens),
 			simulate.Thousands(g.llm.Failures), simulate.Thousands(g.llm.Amended))
+	}
+	if l := g.lastSync; l != nil {
+		fmt.Fprintf(w, "  last sync  iteration %s: memory file %s tokens, %.1f%% of the previous one's bytes kept as its prefix (about %s tokens a prompt cache reuses)%s\n",
+			simulate.Thousands(l.Iteration), simulate.Thousands(l.Tokens), 100*l.PrefixKept(), simulate.Thousands(l.CachedTokens()), breakText(l.Break))
 	}
 	if len(g.awaiting) > 0 {
 		fmt.Fprintf(w, "  llm summaries awaited for %d blocks (%s); they show their extractive summary until then\n",
@@ -221,4 +228,15 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return simulate.Thousands(n) + " " + noun + "s"
+}
+
+// breakText says where a memory file first changed, "" past its end.
+func breakText(b window.Place) string {
+	switch {
+	case b.Partition == "":
+		return ""
+	case b.Source == "":
+		return "; first change in " + b.Partition
+	}
+	return fmt.Sprintf("; first change in %s (%s)", b.Partition, b.Source)
 }

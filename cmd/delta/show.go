@@ -88,7 +88,7 @@ Examples:
 					out[i] = toBlockJSON(b)
 				}
 				return writeJSON(e, map[string]any{"run": toRunJSON(run), "counts": g.counts, "blocks": out, "bookmarks": g.marks,
-					"retrieved": g.active, "llm": toLLMJSON(g), "totals": toTotalsJSON(g)})
+					"retrieved": g.active, "llm": toLLMJSON(g), "totals": toTotalsJSON(g), "last_sync": toLastSyncJSON(g.lastSync)})
 			}
 			if g.folds, err = eng.Fold.Log(c.Context, run.ID, 200); err != nil {
 				return err

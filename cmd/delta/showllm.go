@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
 )
@@ -50,5 +51,27 @@ func llmState(ctx context.Context, eng *engine.Engine, run string, g *glance) er
 	if ok {
 		g.breaker = &st
 	}
+	if err != nil {
+		return err
+	}
+	l, ok, err := eng.LastSyncOf(ctx, run)
+	if ok {
+		g.lastSync = &l
+	}
 	return err
+}
+
+// lastSyncJSON is show --json's "last_sync": how the newest memory file
+// began like the one before it, or null.
+type lastSyncJSON struct {
+	engine.LastSync
+	PrefixKept   float64 `json:"prefix_kept"`
+	CachedTokens int     `json:"cached_tokens_estimate"`
+}
+
+func toLastSyncJSON(l *engine.LastSync) *lastSyncJSON {
+	if l == nil {
+		return nil
+	}
+	return &lastSyncJSON{LastSync: *l, PrefixKept: math.Round(l.PrefixKept()*1000) / 1000, CachedTokens: l.CachedTokens()}
 }

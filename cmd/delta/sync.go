@@ -118,11 +118,26 @@ func runSync(ctx context.Context, eng *engine.Engine, in syncIn) (syncJSON, erro
 	if err != nil {
 		return syncJSON{}, fmt.Errorf("sync %s: %w", in.journal, err)
 	}
+	// The file it replaces, for how much of it a prompt cache reuses
+	// (engine.RecordSync); a file too large to be ours is not compared.
+	var prev []byte
+	if st, err := os.Stat(in.output); err == nil && st.Mode().IsRegular() && st.Size() <= maxMemoryFile {
+		prev, _ = os.ReadFile(in.output)
+	}
 	if err := writeAtomic(in.output, []byte(res.Markdown)); err != nil {
 		return syncJSON{}, err
 	}
+	if res.Context != nil && res.Import.Run != "" {
+		if err := eng.RecordSync(ctx, res.Import.Run, res.Import.Iterations, string(prev), res.Context); err != nil {
+			return syncJSON{}, err
+		}
+	}
 	return syncOut(in, res), nil
 }
+
+// maxMemoryFile bounds the previous memory file a sync reads to compare:
+// a budget of a million tokens stays well under it.
+const maxMemoryFile = 16 << 20
 
 // syncIn is what one sync call works on, after flags and environment.
 type syncIn struct {

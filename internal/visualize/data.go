@@ -40,6 +40,17 @@ type Data struct {
 	Bookmarks []fold.Bookmark `json:"bookmarks"`
 	// RecallsTotal counts the run's recalls; Recalls lists the newest.
 	RecallsTotal int `json:"recalls_total"`
+	// LastSync is the prompt cache's reuse at the newest sync, nil when no
+	// sync recorded one.
+	LastSync *LastSync `json:"last_sync"`
+}
+
+// LastSync is how the newest memory file a sync wrote began like the one
+// before it (engine.LastSync), with the shares the page shows.
+type LastSync struct {
+	engine.LastSync
+	PrefixKept   float64 `json:"prefix_kept"`
+	CachedTokens int     `json:"cached_tokens_estimate"`
 }
 
 // Run is the run and its tool-call counts.
@@ -111,6 +122,11 @@ func Gather(ctx context.Context, eng *engine.Engine, run journal.Run, native int
 		return nil, fmt.Errorf("compile the window: %w", err)
 	}
 	d.Window = toWindow(cx)
+	if l, ok, err := eng.LastSyncOf(ctx, run.ID); err != nil {
+		return nil, err
+	} else if ok {
+		d.LastSync = &LastSync{LastSync: l, PrefixKept: l.PrefixKept(), CachedTokens: l.CachedTokens()}
+	}
 
 	all, err := eng.Fold.AllBlocks(ctx, run.ID)
 	if err != nil {

@@ -59,6 +59,9 @@
       ["blocks", fmt(data.blocks.length)], [w.native ? "memory file" : "window", fmt(w.tokens) + " / " + fmt(w.budget) + " tokens"]
     ];
     if (stamp(r.started_at)) facts.push(["time (UTC)", stamp(r.started_at) + " → " + stamp(r.ended_at)]);
+    var ls = data.last_sync;
+    if (ls) facts.push(["last sync", "iteration " + fmt(ls.iteration) + ": " + Math.round(1000 * ls.prefix_kept) / 10 + "% of the previous memory file kept as its prefix (about " +
+      fmt(ls.cached_tokens_estimate) + " of " + fmt(ls.tokens) + " tokens a prompt cache reuses)" + (ls["break"] && ls["break"].partition ? "; first change in " + ls["break"].partition : "")]);
     var dl = document.getElementById("run-facts");
     facts.forEach(function (f) { dl.appendChild(el("div", null, [el("dt", { text: f[0] }), el("dd", { text: f[1] })])); });
   }
