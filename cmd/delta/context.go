@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
 )
 
 func contextCommand(e env) *cli.Command {
@@ -26,8 +30,14 @@ Formats:
               tool message), then Retrieved and Dynamic as a closing user message
    json       the compiled context for inspection: partitions, sections and where each came from
 
+With --subtask, it builds the context of a sub-agent the run hands a piece of work to,
+under its own --budget: the run's task, the subtask, what recall finds for the subtask, and
+the runtime state (errors, files, bookmarks, the goal); not the parent's summaries or newest
+iterations. It changes nothing in the memory: no recall is recorded.
+
 Examples:
    delta memory context
+   delta memory context --subtask "configure the metrics server port" --budget 4000
    delta memory context --format messages --budget 8000 > messages.json
    delta memory context --format json | jq '.partitions[] | {name, tokens}'
    delta memory context --system agent/system_prompt.md --output .delta/context_artifacts/memory.md`,
@@ -35,6 +45,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "markdown, messages or json"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to FILE (atomically) instead of stdout"},
 			&cli.StringFlag{Name: "system", Usage: "system prompt FILE for the Static partition (default: the run's own)"},
+			&cli.StringFlag{Name: "subtask", Usage: "build a sub-agent's context for this TEXT: the task, the subtask, what recall finds for it, the runtime state"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
@@ -54,7 +65,7 @@ Examples:
 				return err
 			}
 			defer eng.Close()
-			cx, err := eng.Context(c.Context, run, engine.ContextOptions{SystemPrompt: system})
+			cx, err := contextFor(c, eng, run, system)
 			if err != nil {
 				return err
 			}
@@ -111,4 +122,17 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// contextFor builds the run's window, or a sub-agent's context when
+// --subtask is given.
+func contextFor(c *cli.Context, eng *engine.Engine, run journal.Run, system string) (*window.Context, error) {
+	if !c.IsSet("subtask") {
+		return eng.Context(c.Context, run, engine.ContextOptions{SystemPrompt: system})
+	}
+	cx, err := eng.SubtaskContext(c.Context, run, c.String("subtask"), system)
+	if errors.Is(err, recall.ErrEmptyQuery) {
+		return nil, usagef(`pass the subtask in words, e.g. --subtask "fix the flaky cache test"`, "--subtask: %v", err)
+	}
+	return cx, err
 }

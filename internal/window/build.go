@@ -33,6 +33,10 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	if opts.SystemPrompt != "" {
 		static.Sections[0].Source = "system_prompt_file"
 	}
+	if opts.Subtask != "" {
+		static.Sections = append(static.Sections, Section{Name: "subtask", Source: "subtask", Content: opts.Subtask})
+		return buildSubtask(ctx, j, fs, run, opts, c, static)
+	}
 
 	blocks, err := fs.Shown(ctx, run.ID)
 	if err != nil {
@@ -118,7 +122,13 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		joinOrder(&retrieved)
 	}
 
-	c.Partitions = []Partition{static, long, short, working, retrieved, dynamic}
+	c.finish(&f, []Partition{static, long, short, working, retrieved, dynamic})
+	return c, nil
+}
+
+// finish sets the window's partitions, as fitted, and renders them.
+func (c *Context) finish(f *fitter, parts []Partition) {
+	c.Partitions = parts
 	for i := range c.Partitions {
 		if c.Partitions[i].Sections == nil {
 			c.Partitions[i].Sections = []Section{}
@@ -131,7 +141,6 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	for _, p := range c.Partitions {
 		c.Tokens += p.Tokens
 	}
-	return c, nil
 }
 
 // FocusRoom is the most the Retrieved partition may take when the current

@@ -28,7 +28,7 @@ func sectionHeading(partition string, s *Section) string {
 
 // staticTitles are the Markdown headings of the Static sections, whose JSON
 // names stay short ("system", "task").
-var staticTitles = map[string]string{"system": "System prompt", "task": "Task"}
+var staticTitles = map[string]string{"system": "System prompt", "task": "Task", "subtask": "Subtask"}
 
 // renderMarkdown writes the partitions in order, skipping empty ones, and
 // returns where each section ends in the text.

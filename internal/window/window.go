@@ -93,6 +93,12 @@ type Options struct {
 	// (Context.FocusRoom); the others keep what is left, up to their
 	// shares, the blocks down to their first lines.
 	Focus bool
+	// Subtask, when set, builds a sub-agent's context instead of the
+	// run's window: Static holds the run's task and the subtask, the
+	// Retrieved partition the Recalled passages (found for the subtask)
+	// with all the room Static and Dynamic leave, Dynamic the runtime
+	// state; the summaries and the Working iterations are left out.
+	Subtask string
 }
 
 // Recalled is a recall offered to the Retrieved partition.
