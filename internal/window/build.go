@@ -70,15 +70,10 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 
 	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget()}
-	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts, &c.Omitted)
+	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, opts, &static)
 	if err != nil {
 		return nil, err
 	}
-	dynamic.Budget = cfg.DynamicBudget()
-
-	f := fitter{tok: tok, memo: newMemo()}
-	f.fitStatic(&static)
-	f.fitTail(&dynamic, &c.Omitted)
 	c.focusRoom = cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.newestCost(working)
 	var recallOmitted []string
 	if c.Focused = opts.Focus; c.Focused {
@@ -124,6 +119,20 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 
 	c.finish(&f, []Partition{static, long, short, working, retrieved, dynamic})
 	return c, nil
+}
+
+// fitEnds fits the two ends of a window: Static, and the Dynamic partition
+// built from the run's state, each to its share.
+func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, notes []*fold.Note, opts Options, static *Partition) (fitter, Partition, error) {
+	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
+	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts, &c.Omitted)
+	if err != nil {
+		return f, dynamic, err
+	}
+	dynamic.Budget = opts.Config.DynamicBudget()
+	f.fitStatic(static)
+	f.fitTail(&dynamic, &c.Omitted)
+	return f, dynamic, nil
 }
 
 // finish sets the window's partitions, as fitted, and renders them.

@@ -13,21 +13,16 @@ import (
 // parent's summaries and Working iterations, which would spend its room on
 // phases that are not its own.
 func buildSubtask(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, opts Options, c *Context, static Partition) (*Context, error) {
-	cfg, tok := opts.Config, opts.Tokenizer
 	notes, err := fs.WorkingNotes(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
-	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts, &c.Omitted)
+	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, opts, &static)
 	if err != nil {
 		return nil, err
 	}
-	dynamic.Budget = cfg.DynamicBudget()
-	f := fitter{tok: tok, memo: newMemo()}
-	f.fitStatic(&static)
-	f.fitTail(&dynamic, &c.Omitted)
 	retrieved := Partition{Name: Retrieved}
-	retrieved.Budget = max(0, cfg.Budget-margin(cfg.Budget)-f.cost(&static)-f.cost(&dynamic))
+	retrieved.Budget = max(0, opts.Config.Budget-margin(opts.Config.Budget)-f.cost(&static)-f.cost(&dynamic))
 	var omitted []string
 	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &omitted)
 	c.Omitted = append(c.Omitted, omitted...)
