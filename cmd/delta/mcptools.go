@@ -13,6 +13,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )
 
@@ -109,6 +110,17 @@ func errorResult(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: toolError(err)}}, IsError: true}
 }
 
+// onRun runs f on a freshly opened engine and the run (see
+// mcpServer.open), under budget when it is > 0, and closes the engine.
+func (s *mcpServer) onRun(ctx context.Context, budget int, f func(*engine.Engine, journal.Run) (string, any, error)) (string, any, error) {
+	eng, run, err := s.open(ctx, "", budget)
+	if err != nil {
+		return "", nil, err
+	}
+	defer eng.Close()
+	return f(eng, run)
+}
+
 // recall is recall_memory: `delta memory retrieve --keyword KEYWORDS
 // [--limit LIMIT]`.
 func (s *mcpServer) recall(ctx context.Context, a toolArgs) (string, any, error) {
@@ -120,19 +132,16 @@ func (s *mcpServer) recall(ctx context.Context, a toolArgs) (string, any, error)
 	if err != nil {
 		return "", nil, err
 	}
-	eng, run, err := s.open(ctx, "", 0)
-	if err != nil {
-		return "", nil, err
-	}
-	defer eng.Close()
-	q := recall.Query{Keywords: []string{keys}, Limit: limit}
-	hits, err := eng.Retrieve(ctx, run, q)
-	if err != nil {
-		return "", nil, err
-	}
-	var out bytes.Buffer
-	printRetrieved(env{stdout: &out}, q, hits)
-	return out.String(), map[string]any{"query": q.Text(), "hits": nonNil(hits)}, nil
+	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+		q := recall.Query{Keywords: []string{keys}, Limit: limit}
+		hits, err := eng.Retrieve(ctx, run, q)
+		if err != nil {
+			return "", nil, err
+		}
+		var out bytes.Buffer
+		printRetrieved(env{stdout: &out}, q, hits)
+		return out.String(), map[string]any{"query": q.Text(), "hits": nonNil(hits)}, nil
+	})
 }
 
 // bookmark is bookmark_memory: `delta memory bookmark --iteration N
@@ -146,15 +155,12 @@ func (s *mcpServer) bookmark(ctx context.Context, a toolArgs) (string, any, erro
 	if err != nil {
 		return "", nil, err
 	}
-	eng, run, err := s.open(ctx, "", 0)
-	if err != nil {
-		return "", nil, err
-	}
-	defer eng.Close()
-	if err := eng.Fold.AddBookmark(ctx, run, n, note); err != nil {
-		return "", nil, err
-	}
-	return fmt.Sprintf("bookmarked iteration %d of run %s\n", n, run.ID), map[string]any{"run": run.ID, "iteration": n, "note": note}, nil
+	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+		if err := eng.Fold.AddBookmark(ctx, run, n, note); err != nil {
+			return "", nil, err
+		}
+		return fmt.Sprintf("bookmarked iteration %d of run %s\n", n, run.ID), map[string]any{"run": run.ID, "iteration": n, "note": note}, nil
+	})
 }
 
 // context is memory_context: `delta memory context --budget B`.
@@ -163,31 +169,25 @@ func (s *mcpServer) context(ctx context.Context, a toolArgs) (string, any, error
 	if err != nil {
 		return "", nil, err
 	}
-	eng, run, err := s.open(ctx, "", budget)
-	if err != nil {
-		return "", nil, err
-	}
-	defer eng.Close()
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
-	if err != nil {
-		return "", nil, err
-	}
-	return cx.Markdown(), nil, nil
+	return s.onRun(ctx, budget, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+		cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+		if err != nil {
+			return "", nil, err
+		}
+		return cx.Markdown(), nil, nil
+	})
 }
 
 // status is memory_status: the figures of `delta memory show --json`.
 func (s *mcpServer) status(ctx context.Context, _ toolArgs) (string, any, error) {
-	eng, run, err := s.open(ctx, "", 0)
-	if err != nil {
-		return "", nil, err
-	}
-	defer eng.Close()
-	st, err := statusOf(ctx, eng, run)
-	if err != nil {
-		return "", nil, err
-	}
-	text, err := json.MarshalIndent(st, "", "  ")
-	return string(text), st, err
+	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+		st, err := statusOf(ctx, eng, run)
+		if err != nil {
+			return "", nil, err
+		}
+		text, err := json.MarshalIndent(st, "", "  ")
+		return string(text), st, err
+	})
 }
 
 // milestone is `delta memory milestone TITLE`.
@@ -196,29 +196,26 @@ func (s *mcpServer) milestone(ctx context.Context, a toolArgs) (string, any, err
 	if err != nil {
 		return "", nil, err
 	}
-	eng, run, err := s.open(ctx, "", 0)
-	if err != nil {
-		return "", nil, err
-	}
-	defer eng.Close()
-	defer warnLLM(s.e, eng)
-	if _, err := eng.Scheduler.Step(ctx, run.ID); err != nil {
-		return "", nil, err
-	}
-	step, err := eng.Milestone(ctx, run, strings.TrimSpace(title))
-	if err != nil {
-		return "", nil, err
-	}
-	var out strings.Builder
-	for _, f := range step.Folds {
-		if f.Trigger == "milestone" {
-			fmt.Fprintf(&out, "chapter %s: iterations %d-%d\n", f.Block, f.First, f.Last)
+	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+		defer warnLLM(s.e, eng)
+		if _, err := eng.Scheduler.Step(ctx, run.ID); err != nil {
+			return "", nil, err
 		}
-	}
-	if out.Len() == 0 {
-		out.WriteString("milestone recorded; no new chapter was folded\n")
-	}
-	return out.String(), step, nil
+		step, err := eng.Milestone(ctx, run, strings.TrimSpace(title))
+		if err != nil {
+			return "", nil, err
+		}
+		var out strings.Builder
+		for _, f := range step.Folds {
+			if f.Trigger == "milestone" {
+				fmt.Fprintf(&out, "chapter %s: iterations %d-%d\n", f.Block, f.First, f.Last)
+			}
+		}
+		if out.Len() == 0 {
+			out.WriteString("milestone recorded; no new chapter was folded\n")
+		}
+		return out.String(), step, nil
+	})
 }
 
 // unfold is `delta memory unfold BLOCK_ID`.
@@ -227,17 +224,14 @@ func (s *mcpServer) unfold(ctx context.Context, a toolArgs) (string, any, error)
 	if err != nil {
 		return "", nil, err
 	}
-	eng, run, err := s.open(ctx, "", 0)
-	if err != nil {
-		return "", nil, err
-	}
-	defer eng.Close()
-	b, err := eng.Folder.Unfold(ctx, run, strings.TrimSpace(id))
-	if errors.Is(err, fold.ErrBlockNotFound) {
-		return "", nil, withHint(err, "pass a block id that memory_status lists under blocks.shown")
-	}
-	if err != nil {
-		return "", nil, err
-	}
-	return fmt.Sprintf("unfolded %s: iterations %d-%d show again\n", b.ID, b.First, b.Last), toBlockJSON(b), nil
+	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+		b, err := eng.Folder.Unfold(ctx, run, strings.TrimSpace(id))
+		if errors.Is(err, fold.ErrBlockNotFound) {
+			return "", nil, withHint(err, "pass a block id that memory_status lists under blocks.shown")
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		return fmt.Sprintf("unfolded %s: iterations %d-%d show again\n", b.ID, b.First, b.Last), toBlockJSON(b), nil
+	})
 }
