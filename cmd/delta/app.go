@@ -106,6 +106,7 @@ Examples:
 				reindexCommand(e),
 				configCommand(e),
 				toolsCommand(e),
+				mcpCommand(e),
 				visualizeCommand(e),
 				evalCommand(e),
 			},

@@ -8,6 +8,9 @@ import (
 // env is what the CLI takes from the process, injected so tests can run the
 // whole CLI in-process.
 type env struct {
+	// stdin is read by the commands that take input on it (mcp); nil reads
+	// as empty.
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	// stderrTTY says whether stderr is a terminal, for progress output;
@@ -26,7 +29,7 @@ func (e env) color() bool {
 }
 
 func newEnv() env {
-	return env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrTTY: isTerminal(os.Stderr), stdoutTTY: isTerminal(os.Stdout), exits: true}
+	return env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stderrTTY: isTerminal(os.Stderr), stdoutTTY: isTerminal(os.Stdout), exits: true}
 }
 
 func isTerminal(f *os.File) bool {

@@ -223,7 +223,7 @@ func TestEnvVarsNameFlags(t *testing.T) {
 func TestHelpHasExamples(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	for _, cmd := range []string{"import", "runs", "show"} {
+	for _, cmd := range []string{"import", "runs", "show", "mcp"} {
 		out, _, code := b.run(t, context.Background(), "memory", cmd, "--help")
 		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "delta memory "+cmd) {
 			t.Errorf("delta memory %s --help: code %d\n%s", cmd, code, out)
