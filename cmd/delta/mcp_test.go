@@ -147,6 +147,16 @@ func TestMCPClientCallsEveryTool(t *testing.T) {
 		t.Errorf("memory_context under 1500 tokens is %d bytes, under 4000 %d:\n%s", len(small), len(full), small)
 	}
 
+	// A sub-agent's context: the subtask, what recall found for it, none
+	// of the parent's window.
+	sub := m.call(t, "memory_context", map[string]any{"budget": 2000, "subtask": "rerun the failing cache tests"}, false)
+	if !strings.Contains(sub, "### Subtask\nrerun the failing cache tests") || strings.Contains(sub, "## Working memory") {
+		t.Errorf("memory_context with a subtask:\n%s", sub)
+	}
+	if text := m.call(t, "memory_context", map[string]any{"subtask": " "}, true); !strings.Contains(text, `"subtask"`) {
+		t.Errorf("memory_context with an empty subtask: %s", text)
+	}
+
 	// A bad argument is a tool error that names it, and the server goes on.
 	if text := m.call(t, "recall_memory", map[string]any{"keywords": key, "limit": 50}, true); !strings.Contains(text, `"limit"`) || !strings.Contains(text, "1 to 20") {
 		t.Errorf("recall_memory with limit 50: %s", text)

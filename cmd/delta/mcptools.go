@@ -13,6 +13,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )
@@ -43,12 +44,13 @@ func (s *mcpServer) tools() []mcpTool {
 		{tool: defs["bookmark_memory"], args: []string{"iteration", "note"}, call: s.bookmark},
 		{tool: &mcp.Tool{
 			Name:        "memory_context",
-			Description: "Return your context window as Markdown: task, folded chapters and summaries, the newest iterations in full, recalled detail, and the current goal. It never exceeds the budget in tokens.",
+			Description: "Return your context window as Markdown: task, folded chapters and summaries, the newest iterations in full, recalled detail, and the current goal. It never exceeds the budget in tokens. With subtask, return instead the context for a sub-agent you hand that piece of work to: the task, the subtask, what memory recalls for it and the runtime state, nothing of the rest of your window.",
 			InputSchema: objectSchema(map[string]any{
-				"budget": map[string]any{"type": "integer", "minimum": 500, "description": "token budget of the window (default: the server's --budget, else the configured one)"},
+				"budget":  map[string]any{"type": "integer", "minimum": 500, "description": "token budget of the window (default: the server's --budget, else the configured one)"},
+				"subtask": map[string]any{"type": "string", "description": "the sub-agent's piece of work, in words, e.g. \"find which port the metrics server listens on\""},
 			}),
 			Annotations: &mcp.ToolAnnotations{Title: "Context window", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-		}, args: []string{"budget"}, call: s.context},
+		}, args: []string{"budget", "subtask"}, call: s.context},
 		{tool: &mcp.Tool{
 			Name:        "memory_status",
 			Description: "Summarize the run's memory as JSON: the run, its journal counts, the folded blocks shown, the window's tokens and budget, recalls and bookmarks, and the LLM summaries still awaited.",
@@ -163,14 +165,27 @@ func (s *mcpServer) bookmark(ctx context.Context, a toolArgs) (string, any, erro
 	})
 }
 
-// context is memory_context: `delta memory context --budget B`.
+// context is memory_context: `delta memory context --budget B
+// [--subtask TEXT]`.
 func (s *mcpServer) context(ctx context.Context, a toolArgs) (string, any, error) {
 	budget, err := a.integer("budget", false, 500, 0)
 	if err != nil {
 		return "", nil, err
 	}
+	subtask, err := a.str("subtask", false, "find which port the metrics server listens on")
+	if err != nil {
+		return "", nil, err
+	}
 	return s.onRun(ctx, budget, func(eng *engine.Engine, run journal.Run) (string, any, error) {
-		cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+		var cx *window.Context
+		if a.has("subtask") {
+			cx, err = eng.SubtaskContext(ctx, run, subtask, "")
+			if errors.Is(err, recall.ErrEmptyQuery) {
+				return "", nil, fmt.Errorf("%s: argument \"subtask\" is empty; pass the sub-agent's work in words, e.g. %q", a.tool, "find which port the metrics server listens on")
+			}
+		} else {
+			cx, err = eng.Context(ctx, run, engine.ContextOptions{})
+		}
 		if err != nil {
 			return "", nil, err
 		}
