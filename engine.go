@@ -1,6 +1,3 @@
-// Package memory wires delta-memory together for the CLI and for Go callers:
-// it opens the database, the tokenizer and the folding configuration, and
-// runs the pipeline: import, then the fold scheduler, then the window.
 package memory
 
 import (
