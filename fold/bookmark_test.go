@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -99,7 +99,7 @@ func TestBookmarkedIterationInWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	// While iteration 3 shows in full, the Dynamic partition does not repeat it.
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestBookmarkedIterationInWindow(t *testing.T) {
 	if _, err := eng.Folder.Fold(ctx, run, manual(1, 5, fold.L2)); err != nil {
 		t.Fatal(err)
 	}
-	cx, err = eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err = eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestCascadeTrigger(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eng := openEngine(t, 2000, func(e *engine.Engine) {
+	eng := openEngine(t, 2000, func(e *memory.Engine) {
 		e.Config.IntervalCalm, e.Config.KeepRecent, e.Config.Chunk = 2, 1, 2
 	})
 	cfg := eng.Config
@@ -68,7 +68,7 @@ func TestCascadeTrigger(t *testing.T) {
 }
 
 // partitionTokens sums the visible blocks of Short-term and Long-term.
-func partitionTokens(t *testing.T, eng *engine.Engine, run string) (short, long int) {
+func partitionTokens(t *testing.T, eng *memory.Engine, run string) (short, long int) {
 	t.Helper()
 	bs, err := eng.Fold.VisibleBlocks(context.Background(), run)
 	if err != nil {
@@ -86,7 +86,7 @@ func partitionTokens(t *testing.T, eng *engine.Engine, run string) (short, long 
 
 // checkAbsorbed checks that parent's children are at least two hidden
 // blocks of a level that tile its range exactly.
-func checkAbsorbed(t *testing.T, eng *engine.Engine, parent *fold.Block, level int) {
+func checkAbsorbed(t *testing.T, eng *memory.Engine, parent *fold.Block, level int) {
 	t.Helper()
 	all, err := eng.Fold.AllBlocks(context.Background(), parent.Run)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
@@ -21,8 +21,8 @@ func TestConcurrentStepsAndMilestone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
-	open := func() *engine.Engine {
-		eng, err := engine.Open(ctx, engine.Config{DBPath: path, Budget: 4000})
+	open := func() *memory.Engine {
+		eng, err := memory.Open(ctx, memory.Config{DBPath: path, Budget: 4000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -15,7 +15,7 @@ import (
 // foldLive appends a generated run one iteration at a time, stepping the
 // scheduler after each, as an agent loop would; with bulk it appends the
 // whole run and steps once, as an import does.
-func foldLive(t *testing.T, cfg synth.Config, budget int, bulk bool) (*engine.Engine, []*fold.Block) {
+func foldLive(t *testing.T, cfg synth.Config, budget int, bulk bool) (*memory.Engine, []*fold.Block) {
 	t.Helper()
 	ctx := context.Background()
 	eng := openEngine(t, budget, nil)

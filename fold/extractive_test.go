@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -123,7 +123,7 @@ func TestExtractiveL2(t *testing.T) {
 func TestExtractiveChapterAndPhase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eng := openEngine(t, 32000, func(e *engine.Engine) { e.Config.Chunk = 5 })
+	eng := openEngine(t, 32000, func(e *memory.Engine) { e.Config.Chunk = 5 })
 	l := newDeltaLog("l3", "Fix the ingest parser.")
 	parserFix(l)
 	parserFix(l)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -92,9 +92,9 @@ func (l *deltaLog) take() []journal.Event {
 // openEngine opens an engine on a fresh database in t.TempDir(). tune, if
 // not nil, changes the fold settings before anything runs; the folder, the
 // scheduler and the window all see the change.
-func openEngine(t *testing.T, budget int, tune func(*engine.Engine)) *engine.Engine {
+func openEngine(t *testing.T, budget int, tune func(*memory.Engine)) *memory.Engine {
 	t.Helper()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}
@@ -111,7 +111,7 @@ func openEngine(t *testing.T, budget int, tune func(*engine.Engine)) *engine.Eng
 
 // feed appends the log's pending events and runs the scheduler, as an agent
 // loop would after each iteration.
-func feed(t *testing.T, eng *engine.Engine, l *deltaLog) (journal.Run, []string) {
+func feed(t *testing.T, eng *memory.Engine, l *deltaLog) (journal.Run, []string) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := eng.Journal.Append(ctx, l.run, journal.FormatDelta, l.take()); err != nil {
@@ -140,7 +140,7 @@ func (l *deltaLog) quietIteration(text string) {
 }
 
 // visible returns the visible blocks of a run.
-func visible(t *testing.T, eng *engine.Engine, run string) []string {
+func visible(t *testing.T, eng *memory.Engine, run string) []string {
 	t.Helper()
 	bs, err := eng.Fold.VisibleBlocks(context.Background(), run)
 	if err != nil {

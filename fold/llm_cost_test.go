@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
@@ -19,11 +19,11 @@ import (
 
 // importWithModel imports a journal file with the LLM summarizer pointed
 // at srv, and returns the engine and the run.
-func importWithModel(t *testing.T, srv *llmtest.Server, path string, verify bool, concurrency int) (*engine.Engine, journal.Run) {
+func importWithModel(t *testing.T, srv *llmtest.Server, path string, verify bool, concurrency int) (*memory.Engine, journal.Run) {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), LLM: engine.LLMConfig{
-		Summarizer: engine.SummarizerLLM, BaseURL: srv.BaseURL(), Verify: &verify, Concurrency: concurrency}})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), LLM: memory.LLMConfig{
+		Summarizer: memory.SummarizerLLM, BaseURL: srv.BaseURL(), Verify: &verify, Concurrency: concurrency}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -18,7 +18,7 @@ import (
 // server, over a 12-iteration run that nothing has folded yet.
 type llmBundle struct {
 	srv *llmtest.Server
-	eng *engine.Engine
+	eng *memory.Engine
 	run journal.Run
 	mu  sync.Mutex
 	// waits are the retry waits the client asked for (not slept).
@@ -37,7 +37,7 @@ func setupLLM(t *testing.T, o llmOptions, h llmtest.Handler) *llmBundle {
 	t.Helper()
 	b := &llmBundle{srv: llmtest.New(t, h)}
 	verify := o.verify
-	cfg := engine.LLMConfig{Summarizer: engine.SummarizerLLM, Model: "small-model", BaseURL: b.srv.BaseURL(), APIKey: "sk-test",
+	cfg := memory.LLMConfig{Summarizer: memory.SummarizerLLM, Model: "small-model", BaseURL: b.srv.BaseURL(), APIKey: "sk-test",
 		Verify: &verify, Timeout: o.timeout, Concurrency: o.concurrency,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			b.mu.Lock()
@@ -51,9 +51,9 @@ func setupLLM(t *testing.T, o llmOptions, h llmtest.Handler) *llmBundle {
 	return b
 }
 
-func openLLMEngine(t *testing.T, cfg engine.LLMConfig) *engine.Engine {
+func openLLMEngine(t *testing.T, cfg memory.LLMConfig) *memory.Engine {
 	t.Helper()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 128000, LLM: cfg})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 128000, LLM: cfg})
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}
@@ -104,7 +104,7 @@ func (b *llmBundle) totals(t *testing.T) fold.LLMUsage {
 // summarizer, in a database of its own.
 func extractiveBlock(t *testing.T, first, last, level int) *fold.Block {
 	t.Helper()
-	eng := openLLMEngine(t, engine.LLMConfig{Summarizer: engine.SummarizerExtractive})
+	eng := openLLMEngine(t, memory.LLMConfig{Summarizer: memory.SummarizerExtractive})
 	run, _ := feed(t, eng, llmLog())
 	blk, err := eng.Folder.Fold(context.Background(), run, manual(first, last, level))
 	if err != nil {

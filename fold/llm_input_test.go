@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestLLMInputBounded(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, func(n int, _ llmtest.Request) llmtest.Response { return llmtest.JSON(llmtest.Summary(n), 1, 1) })
-	eng := openLLMEngine(t, engine.LLMConfig{Summarizer: engine.SummarizerLLM, BaseURL: srv.BaseURL()})
+	eng := openLLMEngine(t, memory.LLMConfig{Summarizer: memory.SummarizerLLM, BaseURL: srv.BaseURL()})
 	l := newDeltaLog("big", "Read the logs.")
 	for i := 1; i <= 10; i++ {
 		var out strings.Builder

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -21,7 +21,7 @@ func invoices(batch, lines int) string {
 	return b.String()
 }
 
-func workingNumbers(t *testing.T, eng *engine.Engine, run string) []int {
+func workingNumbers(t *testing.T, eng *memory.Engine, run string) []int {
 	t.Helper()
 	notes, err := eng.Fold.WorkingNotes(context.Background(), run)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestPressureTrigger(t *testing.T) {
 // iterations, and leaves the newest KeepRecent iterations in full.
 func TestIntervalTrigger(t *testing.T) {
 	t.Parallel()
-	eng := openEngine(t, 128000, func(e *engine.Engine) { e.Config.IntervalCalm = 10 })
+	eng := openEngine(t, 128000, func(e *memory.Engine) { e.Config.IntervalCalm = 10 })
 	keep := eng.Config.KeepRecent
 	l := newDeltaLog("interval", "Read the modules.")
 	var events []string

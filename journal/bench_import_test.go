@@ -32,7 +32,7 @@ func importJournal(b *testing.B, n int) (string, int) {
 // second: a first import's cost must grow no faster than the journal, so
 // the rates should be flat. (The incremental import of new lines onto a
 // long run is what a sync does, timed by BenchmarkSync in
-// internal/engine.)
+// the root package memory.)
 func BenchmarkImport(b *testing.B) {
 	for _, n := range testrun.Sizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -23,7 +23,7 @@ var benchQueries = [][]string{
 // benchRun returns an engine over the generated run of n iterations the
 // benchmarks share (testrun.BenchOptions), folded by the scheduler, and the
 // run. It fails unless the run holds blocks.
-func benchRun(b *testing.B, n int) (*engine.Engine, journal.Run) {
+func benchRun(b *testing.B, n int) (*memory.Engine, journal.Run) {
 	b.Helper()
 	ctx := context.Background()
 	eng := testrun.Cached(b, testrun.BenchOptions(n))
@@ -95,9 +95,9 @@ func benchRetrieve(b *testing.B, n, limit int) {
 // reports iterations indexed per second, and the CPU time of all
 // goroutines (bleve analyses in its own), which varies less than wall time
 // on a shared machine. The delta command raises the garbage collector's
-// target (engine.BulkGCPercent), and so does the benchmark.
+// target (memory.BulkGCPercent), and so does the benchmark.
 func BenchmarkIndex(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(engine.BulkGCPercent))
+	defer debug.SetGCPercent(debug.SetGCPercent(memory.BulkGCPercent))
 	for _, n := range testrun.Sizes(1_000, 10_000) {
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
 			ctx := context.Background()

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
@@ -85,7 +85,7 @@ func TestFocusedWindowShowsTheTurnsTheQuestionMatched(t *testing.T) {
 	eng := testrun.Feed(t, events, budget, 1000)
 	ctx := context.Background()
 	run, _ := eng.Journal.Run(ctx, testrun.RunID)
-	before, err := eng.Context(ctx, run, engine.ContextOptions{})
+	before, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,14 +154,14 @@ func partitionText(cx *window.Context, name string) string {
 
 // fillRecall recalls words with no limit, and returns the context and the
 // count of pressure folds from before it, and its hits.
-func fillRecall(t *testing.T, eng *engine.Engine, words string) (*window.Context, int, []engine.Retrieved) {
+func fillRecall(t *testing.T, eng *memory.Engine, words string) (*window.Context, int, []memory.Retrieved) {
 	t.Helper()
 	ctx := context.Background()
 	run, err := eng.Journal.Run(ctx, testrun.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := eng.Context(ctx, run, engine.ContextOptions{})
+	before, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
@@ -34,14 +34,14 @@ var (
 )
 
 // retrievedText returns the Retrieved partition of the run's context.
-func retrievedText(t *testing.T, eng *engine.Engine) (string, *window.Context) {
+func retrievedText(t *testing.T, eng *memory.Engine) (string, *window.Context) {
 	t.Helper()
 	ctx := context.Background()
 	run, err := eng.Journal.Run(ctx, testrun.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -16,7 +16,7 @@ import (
 
 // reopen closes eng and opens the same database again, collecting
 // warnings.
-func reopen(t *testing.T, eng *engine.Engine) (*engine.Engine, *[]string) {
+func reopen(t *testing.T, eng *memory.Engine) (*memory.Engine, *[]string) {
 	t.Helper()
 	path := eng.Path()
 	if err := eng.Close(); err != nil {
@@ -24,7 +24,7 @@ func reopen(t *testing.T, eng *engine.Engine) (*engine.Engine, *[]string) {
 	}
 	var mu sync.Mutex
 	var warnings []string
-	e2, err := engine.Open(context.Background(), engine.Config{DBPath: path, Budget: 8000, Warn: func(s string) {
+	e2, err := memory.Open(context.Background(), memory.Config{DBPath: path, Budget: 8000, Warn: func(s string) {
 		mu.Lock()
 		warnings = append(warnings, s)
 		mu.Unlock()
@@ -36,7 +36,7 @@ func reopen(t *testing.T, eng *engine.Engine) (*engine.Engine, *[]string) {
 	return e2, &warnings
 }
 
-func findsMetrics(t *testing.T, eng *engine.Engine) {
+func findsMetrics(t *testing.T, eng *memory.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	run, err := eng.Journal.Run(ctx, testrun.RunID)

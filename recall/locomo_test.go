@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/locomo"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -35,7 +35,7 @@ func TestLoCoMoEvidenceRecall(t *testing.T) {
 		t.Skipf("LoCoMo dev data not here: %v", err)
 	}
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )
@@ -35,10 +35,10 @@ func conversation(t *testing.T, run, task string, lines []string) []journal.Even
 
 // dialogue opens an engine over a conversation of lines, with the recall
 // settings tune makes, brought up to date under budget.
-func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*engine.Engine, journal.Run) {
+func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*memory.Engine, journal.Run) {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget, Recall: tune})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget, Recall: tune})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +66,13 @@ func fillers(n int) []string {
 }
 
 // hitFor returns the hit that matched iteration n, and whether there is one.
-func hitFor(hits []engine.Retrieved, n int) (engine.Retrieved, bool) {
+func hitFor(hits []memory.Retrieved, n int) (memory.Retrieved, bool) {
 	for _, h := range hits {
 		if h.Matched[0] <= n && n <= h.Matched[1] {
 			return h, true
 		}
 	}
-	return engine.Retrieved{}, false
+	return memory.Retrieved{}, false
 }
 
 // TestExchangeBringsTheOtherHalfOfAQuestion: past the best hit, a hit
@@ -127,7 +127,7 @@ func TestSecondHopFindsWhatTheQuestionDoesNotName(t *testing.T) {
 	lines[59] = "Jon's violin teacher in Westbury says he practises daily."
 	lines[89] = "The Westbury violin recital was the best one yet."
 	lines[139] = "Rehearsals at Westbury hall start at seven on Thursdays."
-	ask := func(hop int) []engine.Retrieved {
+	ask := func(hop int) []memory.Retrieved {
 		eng, run := dialogue(t, lines, 2000, func(c *recall.Config) { c.SecondHop = hop })
 		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"Which instrument does Jon play, the violin?"}, DryRun: true, Fill: true})
 		if err != nil {

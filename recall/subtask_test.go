@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/recall"
@@ -56,7 +56,7 @@ func TestSubtaskContextHoldsWhatTheSubtaskNeeds(t *testing.T) {
 			}
 		}
 	}
-	parent, err := eng.Context(ctx, run, engine.ContextOptions{})
+	parent, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

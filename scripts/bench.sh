@@ -38,7 +38,7 @@ declare -A suites=(
   [context]='./internal/window ^BenchmarkContext$ 200x'
   [retrieve]='./recall ^BenchmarkRetrieve$ 200x'
   [index]='./recall ^BenchmarkIndex$ 1x'
-  [sync]='./internal/engine ^BenchmarkSync$ 100x'
+  [sync]='. ^BenchmarkSync$ 100x'
   [process]='./cmd/delta ^BenchmarkSyncProcess$ 100x'
 )
 order=(append import reimport step context retrieve index sync process)

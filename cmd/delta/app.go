@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -149,25 +149,25 @@ func unknownCommand(c *cli.Context) error {
 }
 
 // openEngine opens the database named by --db (or the default).
-func openEngine(c *cli.Context, e env, mustExist bool) (*engine.Engine, error) {
+func openEngine(c *cli.Context, e env, mustExist bool) (*memory.Engine, error) {
 	cfg, err := engineConfig(c, e)
 	if err != nil {
 		return nil, err
 	}
 	cfg.MustExist = mustExist
-	eng, err := engine.Open(c.Context, cfg)
+	eng, err := memory.Open(c.Context, cfg)
 	if err != nil {
 		return nil, openError(cfg.DBPath, err)
 	}
 	return eng, nil
 }
 
-// openError names the database in an error from engine.Open, unless the
+// openError names the database in an error from memory.Open, unless the
 // error names it already or is about the settings, where the database is
 // beside the point: a bad memory.yaml is named by its own path.
 func openError(dbPath string, err error) error {
-	var ce *engine.ConfigError
-	if errors.As(err, &ce) || errors.Is(err, engine.ErrLLMSettings) || strings.Contains(err.Error(), dbPath) {
+	var ce *memory.ConfigError
+	if errors.As(err, &ce) || errors.Is(err, memory.ErrLLMSettings) || strings.Contains(err.Error(), dbPath) {
 		return err
 	}
 	return fmt.Errorf("open %s: %w", dbPath, err)
@@ -175,8 +175,8 @@ func openError(dbPath string, err error) error {
 
 // release closes an engine that a writing command opened. When the
 // command failed it discards the engine instead, which removes a database
-// the command created but stored nothing in (see engine.Engine.Discard).
-func release(ctx context.Context, eng *engine.Engine, err error) {
+// the command created but stored nothing in (see memory.Engine.Discard).
+func release(ctx context.Context, eng *memory.Engine, err error) {
 	if err != nil {
 		eng.Discard(ctx)
 		return
@@ -186,24 +186,24 @@ func release(ctx context.Context, eng *engine.Engine, err error) {
 
 // engineConfig reads the global flags (and their environment variables)
 // into an engine configuration.
-func engineConfig(c *cli.Context, e env) (engine.Config, error) {
+func engineConfig(c *cli.Context, e env) (memory.Config, error) {
 	path := global(c, e, "db")
 	if path == "" {
-		path = engine.DefaultDBPath(e.getenv)
+		path = memory.DefaultDBPath(e.getenv)
 	}
 	budget := 0
 	if b := globalSetting(c, e, "budget"); b.value != "" {
 		n, err := b.atLeast(500, "tokens", "32000")
 		if err != nil {
-			return engine.Config{}, err
+			return memory.Config{}, err
 		}
 		budget = n
 	}
 	lc, err := llmConfig(c, e)
 	if err != nil {
-		return engine.Config{}, err
+		return memory.Config{}, err
 	}
-	return engine.Config{
+	return memory.Config{
 		DBPath: path, Budget: budget, ConfigFile: global(c, e, "config"), LLM: lc,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "Warning: %s\n", msg) },
 	}, nil
@@ -211,7 +211,7 @@ func engineConfig(c *cli.Context, e env) (engine.Config, error) {
 
 // openRun opens the database (which must exist) and resolves --run, or the
 // latest run. The caller closes the engine.
-func openRun(c *cli.Context, e env) (*engine.Engine, journal.Run, error) {
+func openRun(c *cli.Context, e env) (*memory.Engine, journal.Run, error) {
 	eng, err := openEngine(c, e, true)
 	if err != nil {
 		return nil, journal.Run{}, err

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 )
 
 func configCommand(e env) *cli.Command {
@@ -30,7 +30,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			st, err := engine.ResolveSettings(cfg)
+			st, err := memory.ResolveSettings(cfg)
 			if err != nil {
 				return err
 			}
@@ -61,16 +61,16 @@ Examples:
 // effectiveFile is the settings file that gives st: the merged file, with
 // the budget, tokenizer and summarizer settings that flags and
 // environment variables changed.
-func effectiveFile(st engine.Settings) engine.FileConfig {
+func effectiveFile(st memory.Settings) memory.FileConfig {
 	out := st.File
 	out.Budget, out.Tokenizer = st.Fold.Budget, st.Tokenizer
-	out.LLM = engine.LLMFileSection(st.LLM)
+	out.LLM = memory.LLMFileSection(st.LLM)
 	return out
 }
 
 // markSources comments each key of the settings document with where its
 // value came from, when not from the defaults.
-func markSources(n *yaml.Node, prefix string, st engine.Settings, budgetFlag bool) {
+func markSources(n *yaml.Node, prefix string, st memory.Settings, budgetFlag bool) {
 	if n.Kind == yaml.DocumentNode {
 		for _, c := range n.Content {
 			markSources(c, prefix, st, budgetFlag)
@@ -89,7 +89,7 @@ func markSources(n *yaml.Node, prefix string, st engine.Settings, budgetFlag boo
 			k.LineComment = "--budget or DELTA_MEMORY_BUDGET"
 		case st.File.IsSet(path):
 			k.LineComment = file
-		case path == "shares.working" && st.File.Shares.Working != engine.DefaultFileConfig().Shares.Working:
+		case path == "shares.working" && st.File.Shares.Working != memory.DefaultFileConfig().Shares.Working:
 			k.LineComment = "lowered from the default so that the shares add up to 1"
 		}
 		// Flags and environment variables set the llm section as often as

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -126,9 +126,9 @@ func writeAtomic(path string, data []byte) error {
 
 // contextFor builds the run's window, or a sub-agent's context when
 // --subtask is given.
-func contextFor(c *cli.Context, eng *engine.Engine, run journal.Run, system string) (*window.Context, error) {
+func contextFor(c *cli.Context, eng *memory.Engine, run journal.Run, system string) (*window.Context, error) {
 	if !c.IsSet("subtask") {
-		return eng.Context(c.Context, run, engine.ContextOptions{SystemPrompt: system})
+		return eng.Context(c.Context, run, memory.ContextOptions{SystemPrompt: system})
 	}
 	cx, err := eng.SubtaskContext(c.Context, run, c.String("subtask"), system)
 	if errors.Is(err, recall.ErrEmptyQuery) {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/window"
@@ -65,7 +65,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 	p := palette{on: e.color()}
 	w := e.stdout
 	cfg := synth.Bundled
-	journalPath := engine.JournalPath(dir, cfg.RunID)
+	journalPath := memory.JournalPath(dir, cfg.RunID)
 	if err := writeBundled(journalPath, cfg); err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 		ecfg.Budget = demoBudget
 	}
 	ecfg.DBPath = filepath.Join(dir, ".delta", "memory.db")
-	eng, err := engine.Open(c.Context, ecfg)
+	eng, err := memory.Open(c.Context, ecfg)
 	if err != nil {
 		return openError(ecfg.DBPath, err)
 	}
@@ -95,7 +95,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 		// The replay's journal is the bundled one: the same path, so the
 		// workspace ends up as Delta would leave it.
 		Workspace: dir, KeepRecent: keep,
-		OnIteration: func(it simulate.Iteration, res engine.SyncResult) {
+		OnIteration: func(it simulate.Iteration, res memory.SyncResult) {
 			prog.count(it.Iteration, len(src.Chunks))
 			for _, f := range it.Folds {
 				if f.Level >= 3 {
@@ -137,7 +137,7 @@ func runDemo(c *cli.Context, e env, keep int) error {
 		fmt.Fprintln(w, "   no action failed on something the run had touched before")
 	}
 
-	res, err := eng.Sync(c.Context, engine.SyncOptions{Journal: journalPath, KeepRecent: keep})
+	res, err := eng.Sync(c.Context, memory.SyncOptions{Journal: journalPath, KeepRecent: keep})
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func clipLines(s string, n int) string {
 // demoKeyword picks a keyword for the demo's retrieve example from the
 // run itself: the first entity, else keyword, of the shown blocks, oldest
 // first, that a recall finds in folded history. "" when none does.
-func demoKeyword(ctx context.Context, eng *engine.Engine, run journal.Run, blocks []*fold.Block) (string, error) {
+func demoKeyword(ctx context.Context, eng *memory.Engine, run journal.Run, blocks []*fold.Block) (string, error) {
 	for _, b := range blocks {
 		for _, k := range append(slices.Clone(b.Entities), b.Keywords...) {
 			hits, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{k}, Limit: 1, DryRun: true})

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -109,7 +109,7 @@ func hintFor(err error) string {
 		}
 		return "fix that line (or message) and import again; nothing of this file was imported"
 	}
-	var ce *engine.ConfigError
+	var ce *memory.ConfigError
 	if errors.As(err, &ce) {
 		return fmt.Sprintf("fix %s; every key it leaves out keeps its default, and `delta memory config` prints the settings in force", ce.File)
 	}
@@ -123,9 +123,9 @@ func hintFor(err error) string {
 		return fmt.Sprintf("pick an iteration between 1 and %d", re.Iterations)
 	case errors.Is(err, journal.ErrRunNotFound):
 		return "list the runs with: delta memory runs"
-	case errors.Is(err, journal.ErrNoRuns), errors.Is(err, engine.ErrNoDatabase):
+	case errors.Is(err, journal.ErrNoRuns), errors.Is(err, memory.ErrNoDatabase):
 		return "import a journal first: delta memory import .delta/<run_id>/journal.jsonl (or pass --db)"
-	case errors.Is(err, engine.ErrLLMSettings):
+	case errors.Is(err, memory.ErrLLMSettings):
 		return "set OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint), or pass --summarizer extractive"
 	case errors.Is(err, sqlitedb.ErrLocked):
 		return "another delta process is writing to this database; retry when it is done"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/eval"
 	"github.com/delta-memory/delta-memory/internal/locomo"
 	"github.com/delta-memory/delta-memory/internal/longmemeval"
@@ -174,9 +174,9 @@ func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error
 		return "", opts, err
 	}
 	if lc.Summarizer == "" {
-		lc.Summarizer = engine.SummarizerExtractive
+		lc.Summarizer = memory.SummarizerExtractive
 	}
-	opts.Engine = engine.Config{ConfigFile: global(c, e, "config"), LLM: lc}
+	opts.Engine = memory.Config{ConfigFile: global(c, e, "config"), LLM: lc}
 	path := c.Args().First()
 	if _, err := os.Stat(path); err != nil {
 		return "", opts, withHint(err, "check the path")

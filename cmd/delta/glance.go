@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
@@ -30,10 +30,10 @@ type glance struct {
 	// breaker the summarizer endpoint's circuit breaker (nil without an
 	// LLM summarizer).
 	awaiting []string
-	breaker  *engine.BreakerStatus
+	breaker  *memory.BreakerStatus
 	// lastSync is how the newest memory file began like the one before it
 	// (nil when no sync recorded one).
-	lastSync *engine.LastSync
+	lastSync *memory.LastSync
 }
 
 // lastFoldsShown is how many of the newest folds `show` lists.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -106,7 +106,7 @@ func nonNil[T any](v []T) []T {
 	return v
 }
 
-func printImport(e env, r journal.ImportResult, st engine.Step) {
+func printImport(e env, r journal.ImportResult, st memory.Step) {
 	step := st.Fold
 	fmt.Fprintf(e.stdout, "%s → run %s (%s): %s new events, %s already stored; %s iterations (+%s), last seq %d\n",
 		r.File, r.Run, r.Format, simulate.Thousands(r.Added), simulate.Thousands(r.Skipped+r.Seeked), simulate.Thousands(r.Iterations), simulate.Thousands(r.NewIterations), r.LastSeq)
@@ -135,7 +135,7 @@ func writeJSON(e env, v any) error {
 // indexing was cut short, and the next import or sync resumes it). It
 // asks the database, not the import's result, which counts events before
 // they commit.
-func importInterrupted(eng *engine.Engine, path string, res journal.ImportResult, done []importJSON, err error) error {
+func importInterrupted(eng *memory.Engine, path string, res journal.ImportResult, done []importJSON, err error) error {
 	var before string
 	if len(done) > 0 {
 		names := make([]string, len(done))

@@ -9,22 +9,22 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
 // llmConfig reads the summarizer flags (each beating its environment
 // variable) and OPENAI_BASE_URL / OPENAI_API_KEY. What is unset is left to
-// the config file, then to the defaults (engine.ResolveLLM).
-func llmConfig(c *cli.Context, e env) (engine.LLMConfig, error) {
-	lc := engine.LLMConfig{
+// the config file, then to the defaults (memory.ResolveLLM).
+func llmConfig(c *cli.Context, e env) (memory.LLMConfig, error) {
+	lc := memory.LLMConfig{
 		Summarizer: global(c, e, "summarizer"),
 		Model:      global(c, e, "model"),
 		BaseURL:    e.getenv("OPENAI_BASE_URL"),
 		APIKey:     e.getenv("OPENAI_API_KEY"),
 	}
 	if s := globalSetting(c, e, "summarizer"); s.value != "" &&
-		!slices.Contains([]string{engine.SummarizerAuto, engine.SummarizerExtractive, engine.SummarizerLLM}, s.value) {
+		!slices.Contains([]string{memory.SummarizerAuto, memory.SummarizerExtractive, memory.SummarizerLLM}, s.value) {
 		return lc, s.invalid("auto, extractive, llm", "extractive")
 	}
 	if v := globalSetting(c, e, "verify"); v.value != "" {
@@ -54,7 +54,7 @@ func llmConfig(c *cli.Context, e env) (engine.LLMConfig, error) {
 // warnLLM prints, once per command, what the LLM summarizer failed to do:
 // the blocks are there (made by the extractive summarizer), so the command
 // still succeeds. A refused API key is named as such.
-func warnLLM(e env, eng *engine.Engine) {
+func warnLLM(e env, eng *memory.Engine) {
 	if eng.LLM == nil {
 		return
 	}

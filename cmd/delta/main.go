@@ -9,12 +9,12 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 )
 
 func main() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(engine.BulkGCPercent)
+		debug.SetGCPercent(memory.BulkGCPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args, newEnv())

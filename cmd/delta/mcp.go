@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -69,7 +69,7 @@ Examples:
 // leaves the recall index free for their imports and syncs.
 type mcpServer struct {
 	e   env
-	cfg engine.Config
+	cfg memory.Config
 	// run is --run; "" means the latest run, resolved on each call.
 	run string
 	// mu makes calls one at a time, as one CLI command after another: the
@@ -110,13 +110,13 @@ memory_status for the run's figures.`
 // open opens the engine and resolves the run: id, else --run, else the
 // latest. budget > 0 replaces the configured budget. The caller closes
 // the engine.
-func (s *mcpServer) open(ctx context.Context, id string, budget int) (*engine.Engine, journal.Run, error) {
+func (s *mcpServer) open(ctx context.Context, id string, budget int) (*memory.Engine, journal.Run, error) {
 	cfg := s.cfg
 	cfg.MustExist = true
 	if budget > 0 {
 		cfg.Budget = budget
 	}
-	eng, err := engine.Open(ctx, cfg)
+	eng, err := memory.Open(ctx, cfg)
 	if err != nil {
 		return nil, journal.Run{}, openError(cfg.DBPath, err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -22,7 +22,7 @@ const runsURI = "memory://runs/"
 type mcpResource struct {
 	template *mcp.ResourceTemplate
 	part     string
-	render   func(ctx context.Context, eng *engine.Engine, run journal.Run) (string, error)
+	render   func(ctx context.Context, eng *memory.Engine, run journal.Run) (string, error)
 }
 
 func (s *mcpServer) resources() []mcpResource {
@@ -33,8 +33,8 @@ func (s *mcpServer) resources() []mcpResource {
 				Description: "The run's context window as Markdown, under the server's budget (as delta memory context).",
 			},
 			part: "context",
-			render: func(ctx context.Context, eng *engine.Engine, run journal.Run) (string, error) {
-				cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+			render: func(ctx context.Context, eng *memory.Engine, run journal.Run) (string, error) {
+				cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 				if err != nil {
 					return "", err
 				}
@@ -47,7 +47,7 @@ func (s *mcpServer) resources() []mcpResource {
 				Description: "The run's summary as JSON, as the memory_status tool gives it.",
 			},
 			part: "status",
-			render: func(ctx context.Context, eng *engine.Engine, run journal.Run) (string, error) {
+			render: func(ctx context.Context, eng *memory.Engine, run journal.Run) (string, error) {
 				st, err := statusOf(ctx, eng, run)
 				if err != nil {
 					return "", err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -50,7 +50,7 @@ type mcpBlockSummary struct {
 }
 
 // statusOf gathers the run's status, building its window to measure it.
-func statusOf(ctx context.Context, eng *engine.Engine, run journal.Run) (*mcpStatus, error) {
+func statusOf(ctx context.Context, eng *memory.Engine, run journal.Run) (*mcpStatus, error) {
 	st := &mcpStatus{Run: toRunJSON(run)}
 	var err error
 	if st.Counts, err = eng.Journal.Counts(ctx, run.ID); err != nil {
@@ -65,7 +65,7 @@ func statusOf(ctx context.Context, eng *engine.Engine, run journal.Run) (*mcpSta
 		st.Blocks.ByLevel[fmt.Sprintf("L%d", b.Level)]++
 		st.Blocks.Shown = append(st.Blocks.Shown, mcpBlockSummary{ID: b.ID, Level: b.Level, Iterations: [2]int{b.First, b.Last}, Title: b.Title, Tokens: b.Tokens})
 	}
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -114,7 +114,7 @@ func errorResult(err error) *mcp.CallToolResult {
 
 // onRun runs f on a freshly opened engine and the run (see
 // mcpServer.open), under budget when it is > 0, and closes the engine.
-func (s *mcpServer) onRun(ctx context.Context, budget int, f func(*engine.Engine, journal.Run) (string, any, error)) (string, any, error) {
+func (s *mcpServer) onRun(ctx context.Context, budget int, f func(*memory.Engine, journal.Run) (string, any, error)) (string, any, error) {
 	eng, run, err := s.open(ctx, "", budget)
 	if err != nil {
 		return "", nil, err
@@ -134,7 +134,7 @@ func (s *mcpServer) recall(ctx context.Context, a toolArgs) (string, any, error)
 	if err != nil {
 		return "", nil, err
 	}
-	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+	return s.onRun(ctx, 0, func(eng *memory.Engine, run journal.Run) (string, any, error) {
 		q := recall.Query{Keywords: []string{keys}, Limit: limit}
 		hits, err := eng.Retrieve(ctx, run, q)
 		if err != nil {
@@ -157,7 +157,7 @@ func (s *mcpServer) bookmark(ctx context.Context, a toolArgs) (string, any, erro
 	if err != nil {
 		return "", nil, err
 	}
-	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+	return s.onRun(ctx, 0, func(eng *memory.Engine, run journal.Run) (string, any, error) {
 		if err := eng.Fold.AddBookmark(ctx, run, n, note); err != nil {
 			return "", nil, err
 		}
@@ -176,7 +176,7 @@ func (s *mcpServer) context(ctx context.Context, a toolArgs) (string, any, error
 	if err != nil {
 		return "", nil, err
 	}
-	return s.onRun(ctx, budget, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+	return s.onRun(ctx, budget, func(eng *memory.Engine, run journal.Run) (string, any, error) {
 		var cx *window.Context
 		if a.has("subtask") {
 			cx, err = eng.SubtaskContext(ctx, run, subtask, "")
@@ -184,7 +184,7 @@ func (s *mcpServer) context(ctx context.Context, a toolArgs) (string, any, error
 				return "", nil, fmt.Errorf("%s: argument \"subtask\" is empty; pass the sub-agent's work in words, e.g. %q", a.tool, "find which port the metrics server listens on")
 			}
 		} else {
-			cx, err = eng.Context(ctx, run, engine.ContextOptions{})
+			cx, err = eng.Context(ctx, run, memory.ContextOptions{})
 		}
 		if err != nil {
 			return "", nil, err
@@ -195,7 +195,7 @@ func (s *mcpServer) context(ctx context.Context, a toolArgs) (string, any, error
 
 // status is memory_status: the figures of `delta memory show --json`.
 func (s *mcpServer) status(ctx context.Context, _ toolArgs) (string, any, error) {
-	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+	return s.onRun(ctx, 0, func(eng *memory.Engine, run journal.Run) (string, any, error) {
 		st, err := statusOf(ctx, eng, run)
 		if err != nil {
 			return "", nil, err
@@ -211,7 +211,7 @@ func (s *mcpServer) milestone(ctx context.Context, a toolArgs) (string, any, err
 	if err != nil {
 		return "", nil, err
 	}
-	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+	return s.onRun(ctx, 0, func(eng *memory.Engine, run journal.Run) (string, any, error) {
 		defer warnLLM(s.e, eng)
 		if _, err := eng.Scheduler.Step(ctx, run.ID); err != nil {
 			return "", nil, err
@@ -239,7 +239,7 @@ func (s *mcpServer) unfold(ctx context.Context, a toolArgs) (string, any, error)
 	if err != nil {
 		return "", nil, err
 	}
-	return s.onRun(ctx, 0, func(eng *engine.Engine, run journal.Run) (string, any, error) {
+	return s.onRun(ctx, 0, func(eng *memory.Engine, run journal.Run) (string, any, error) {
 		b, err := eng.Folder.Unfold(ctx, run, strings.TrimSpace(id))
 		if errors.Is(err, fold.ErrBlockNotFound) {
 			return "", nil, withHint(err, "pass a block id that memory_status lists under blocks.shown")

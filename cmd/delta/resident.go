@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/resident"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
@@ -46,7 +46,7 @@ func residentOn(e env) bool {
 // settings go as they are, but for their functions (Warn), which JSON
 // leaves out.
 type residentSync struct {
-	Engine  engine.Config `json:"engine"`
+	Engine  memory.Config `json:"engine"`
 	Journal string        `json:"journal"`
 	Run     string        `json:"run,omitempty"`
 	Output  string        `json:"output"`
@@ -191,7 +191,7 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 	ctx = context.WithoutCancel(ctx)
 	var r residentReply
 	in := req.syncIn(func(msg string) { r.Warnings = append(r.Warnings, msg) })
-	eng, err := engine.OpenOn(s.db, in.engine)
+	eng, err := memory.OpenOn(s.db, in.engine)
 	if err != nil {
 		r.Error = fmt.Sprintf("open %s: %v", in.engine.DBPath, err)
 		reply, err := json.Marshal(r)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/recall"
 )
@@ -69,7 +69,7 @@ Examples:
 	})
 }
 
-func printRetrieved(e env, q recall.Query, hits []engine.Retrieved) {
+func printRetrieved(e env, q recall.Query, hits []memory.Retrieved) {
 	if len(hits) == 0 {
 		fmt.Fprintf(e.stdout, "nothing folded matches %q (iterations shown in full are not recalled)\n", q.Text())
 		return

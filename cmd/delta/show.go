@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -64,7 +64,7 @@ Examples:
 			if g.blocks, err = blocks(c.Context, run.ID); err != nil {
 				return err
 			}
-			if g.cx, err = eng.Context(c.Context, run, engine.ContextOptions{}); err != nil {
+			if g.cx, err = eng.Context(c.Context, run, memory.ContextOptions{}); err != nil {
 				return err
 			}
 			if g.marks, g.active, err = inWindow(c, eng, run, g.cx); err != nil {
@@ -273,7 +273,7 @@ type retrievedJSON struct {
 
 // inWindow says which bookmarks' texts and which active recalls made it
 // into the compiled window cx.
-func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run, cx *window.Context) ([]bookmarkJSON, []retrievedJSON, error) {
+func inWindow(c *cli.Context, eng *memory.Engine, run journal.Run, cx *window.Context) ([]bookmarkJSON, []retrievedJSON, error) {
 	marks, err := eng.Fold.Bookmarks(c.Context, run.ID)
 	if err != nil {
 		return nil, nil, err
@@ -310,7 +310,7 @@ func inWindow(c *cli.Context, eng *engine.Engine, run journal.Run, cx *window.Co
 }
 
 // recallCounts counts the run's recalls ever made, by reason.
-func recallCounts(c *cli.Context, eng *engine.Engine, run journal.Run) (map[string]int, error) {
+func recallCounts(c *cli.Context, eng *memory.Engine, run journal.Run) (map[string]int, error) {
 	all, err := eng.Recall.History(c.Context, run.ID, 0)
 	if err != nil {
 		return nil, err

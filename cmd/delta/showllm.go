@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 )
 
 // llmJSON is the run's LLM totals in `show --json`, under "llm": what was
@@ -16,7 +16,7 @@ type llmJSON struct {
 	CompletionTokens int                   `json:"completion_tokens"`
 	Failures         int                   `json:"failures"`
 	Awaiting         []string              `json:"awaiting"`
-	Breaker          *engine.BreakerStatus `json:"breaker"`
+	Breaker          *memory.BreakerStatus `json:"breaker"`
 }
 
 func toLLMJSON(g glance) llmJSON {
@@ -33,7 +33,7 @@ type llmTokensJSON struct {
 
 // llmState reads which of the run's blocks await the model's summary,
 // and the summarizer endpoint's circuit breaker.
-func llmState(ctx context.Context, eng *engine.Engine, run string, g *glance) error {
+func llmState(ctx context.Context, eng *memory.Engine, run string, g *glance) error {
 	n, err := eng.Fold.CountAwaiting(ctx, run)
 	if err != nil {
 		return err
@@ -64,12 +64,12 @@ func llmState(ctx context.Context, eng *engine.Engine, run string, g *glance) er
 // lastSyncJSON is show --json's "last_sync": how the newest memory file
 // began like the one before it, or null.
 type lastSyncJSON struct {
-	engine.LastSync
+	memory.LastSync
 	PrefixKept   float64 `json:"prefix_kept"`
 	CachedTokens int     `json:"cached_tokens_estimate"`
 }
 
-func toLastSyncJSON(l *engine.LastSync) *lastSyncJSON {
+func toLastSyncJSON(l *memory.LastSync) *lastSyncJSON {
 	if l == nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -101,7 +101,7 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, opts simulate.Op
 	if global(c, e, "db") == "" {
 		cfg.DBPath = filepath.Join(tmp, "memory.db")
 	}
-	eng, err := engine.Open(c.Context, cfg)
+	eng, err := memory.Open(c.Context, cfg)
 	if err != nil {
 		return nil, openError(cfg.DBPath, err)
 	}
@@ -109,7 +109,7 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, opts simulate.Op
 	p := newProgress(e, "replaying "+src.Run)
 	total := len(src.Chunks)
 	opts.Workspace = tmp
-	opts.OnIteration = func(it simulate.Iteration, _ engine.SyncResult) {
+	opts.OnIteration = func(it simulate.Iteration, _ memory.SyncResult) {
 		if lines {
 			fmt.Fprintln(e.stdout, replayLine(it))
 			return

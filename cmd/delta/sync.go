@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 )
 
@@ -89,7 +89,7 @@ Examples:
 					return err
 				}
 			}
-			eng, err := engine.Open(c.Context, in.engine)
+			eng, err := memory.Open(c.Context, in.engine)
 			if err != nil {
 				return openError(in.engine.DBPath, err)
 			}
@@ -113,13 +113,13 @@ Examples:
 
 // runSync is one sync on an open engine: the engine's work, then the
 // Markdown written atomically. A resident server runs it too.
-func runSync(ctx context.Context, eng *engine.Engine, in syncIn) (syncJSON, error) {
-	res, err := eng.Sync(ctx, engine.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep, Deadline: in.deadline})
+func runSync(ctx context.Context, eng *memory.Engine, in syncIn) (syncJSON, error) {
+	res, err := eng.Sync(ctx, memory.SyncOptions{Journal: in.journal, RunID: in.run, KeepRecent: in.keep, Deadline: in.deadline})
 	if err != nil {
 		return syncJSON{}, fmt.Errorf("sync %s: %w", in.journal, err)
 	}
 	// The file it replaces, for how much of it a prompt cache reuses
-	// (engine.RecordSync); a file too large to be ours is not compared.
+	// (memory.RecordSync); a file too large to be ours is not compared.
 	var prev []byte
 	if st, err := os.Stat(in.output); err == nil && st.Mode().IsRegular() && st.Size() <= maxMemoryFile {
 		prev, _ = os.ReadFile(in.output)
@@ -141,7 +141,7 @@ const maxMemoryFile = 16 << 20
 
 // syncIn is what one sync call works on, after flags and environment.
 type syncIn struct {
-	engine  engine.Config
+	engine  memory.Config
 	journal string
 	run     string
 	output  string
@@ -170,7 +170,7 @@ func syncInputs(c *cli.Context, e env, start time.Time) (syncIn, error) {
 			return in, usagef("set DELTA_RUN_ID, or pass --run RUN or --journal FILE",
 				"no run to sync: DELTA_RUN_ID is unset and %s has no journal yet", filepath.Join(cwd, ".delta"))
 		}
-		in.journal = engine.JournalPath(cwd, in.run)
+		in.journal = memory.JournalPath(cwd, in.run)
 	}
 	in.output = cmp.Or(c.String("output"), filepath.Join(cwd, ".delta", "context_artifacts", "memory.md"))
 	if in.keep, err = keepRecent(c, e); err != nil {
@@ -205,11 +205,11 @@ func syncDBPath(c *cli.Context, e env) string {
 }
 
 // syncDeadline reads --deadline, else DELTA_MEMORY_DEADLINE, else
-// engine.DefaultDeadline.
+// memory.DefaultDeadline.
 func syncDeadline(c *cli.Context, e env) (time.Duration, error) {
 	s := flagOrEnv(c, e, "deadline", "DELTA_MEMORY_DEADLINE")
 	if s.value == "" {
-		return engine.DefaultDeadline, nil
+		return memory.DefaultDeadline, nil
 	}
 	d, err := time.ParseDuration(s.value)
 	if err != nil || d <= 0 {
@@ -224,11 +224,11 @@ func keepRecentFlag(usage string) cli.Flag {
 }
 
 // keepRecent reads --keep-recent, else DELTA_MEMORY_KEEP_RECENT, else
-// engine.DefaultKeepRecent.
+// memory.DefaultKeepRecent.
 func keepRecent(c *cli.Context, e env) (int, error) {
 	k := flagOrEnv(c, e, "keep-recent", "DELTA_MEMORY_KEEP_RECENT")
 	if k.value == "" {
-		return engine.DefaultKeepRecent, nil
+		return memory.DefaultKeepRecent, nil
 	}
 	return k.atLeast(0, "iterations", "5")
 }
@@ -275,7 +275,7 @@ type syncJSON struct {
 }
 
 // syncOut is what a sync did, as `sync --json` prints it.
-func syncOut(in syncIn, res engine.SyncResult) syncJSON {
+func syncOut(in syncIn, res memory.SyncResult) syncJSON {
 	out := syncJSON{
 		Run: res.Import.Run, Journal: in.journal, Output: in.output, NewEvents: res.Import.Added,
 		Iterations: res.Import.Iterations, NewIterations: res.Import.NewIterations, KeepRecent: in.keep,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/visualize"
 	"github.com/delta-memory/delta-memory/journal"
@@ -66,7 +66,7 @@ Examples:
 // writePage renders the run's HTML view to out, atomically, and returns
 // what it showed and the page's size in bytes. With native > 0 the page's
 // window is the memory file, without the native newest iterations.
-func writePage(c *cli.Context, eng *engine.Engine, run journal.Run, out string, native int) (*visualize.Data, int, error) {
+func writePage(c *cli.Context, eng *memory.Engine, run journal.Run, out string, native int) (*visualize.Data, int, error) {
 	d, err := visualize.Gather(c.Context, eng, run, native)
 	if err != nil {
 		return nil, 0, err

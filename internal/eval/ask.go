@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )
@@ -27,7 +27,7 @@ const rankDepth = 50
 // With rank set, it also returns the turns the engine's retrieve ranks for
 // the question (a dry run: it ranks what shows in full too), best first.
 // ask changes the run: call it on a copy.
-func ask(ctx context.Context, eng *engine.Engine, d *Dialogue, question string, rank bool) (shown, error) {
+func ask(ctx context.Context, eng *memory.Engine, d *Dialogue, question string, rank bool) (shown, error) {
 	run, err := eng.Journal.Run(ctx, d.ID)
 	if err != nil {
 		return shown{}, err
@@ -57,7 +57,7 @@ func ask(ctx context.Context, eng *engine.Engine, d *Dialogue, question string, 
 	if _, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{question}}); err != nil {
 		return shown{}, fmt.Errorf("recall for %q: %w", question, err)
 	}
-	cw, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cw, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		return shown{}, err
 	}
@@ -69,7 +69,7 @@ func ask(ctx context.Context, eng *engine.Engine, d *Dialogue, question string, 
 // range brings back each of its iterations. What the hits matched comes
 // first, in rank order, then the context around them, which is not ranked. Iterations past the dialogue (the question
 // itself) are left out.
-func hitTurns(hits []engine.Retrieved, turns int) []int {
+func hitTurns(hits []memory.Retrieved, turns int) []int {
 	var out []int
 	seen := make(map[int]bool)
 	add := func(first, last int) {

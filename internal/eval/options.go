@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 )
 
 // DefaultBudget is the context budget of an eval, in tokens.
@@ -20,7 +20,7 @@ type Options struct {
 	Limit int
 	// Engine is how each run's engine is opened (settings file, summarizer,
 	// tokenizer); the eval sets DBPath and Budget.
-	Engine engine.Config
+	Engine memory.Config
 	// Dir, when set, keeps each run's database there for inspection: a
 	// LoCoMo conversation folded, before any question (each is asked on a
 	// copy), a LongMemEval haystack with its question asked. Empty means a

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
 )
@@ -21,7 +21,7 @@ const dbName = "memory.db"
 // each question gets a fresh copy, so that no question sees another.
 type workspace struct {
 	dir  string
-	cfg  engine.Config
+	cfg  memory.Config
 	base string
 	n    int
 	// tok is the engine's tokenizer, for the baselines.
@@ -29,7 +29,7 @@ type workspace struct {
 }
 
 // newWorkspace imports d into a new database under dir and folds it.
-func newWorkspace(ctx context.Context, dir string, cfg engine.Config, d *Dialogue) (*workspace, error) {
+func newWorkspace(ctx context.Context, dir string, cfg memory.Config, d *Dialogue) (*workspace, error) {
 	w := &workspace{dir: dir, cfg: cfg, base: filepath.Join(dir, "base")}
 	if err := os.MkdirAll(w.base, 0o755); err != nil {
 		return nil, err
@@ -53,14 +53,14 @@ func newWorkspace(ctx context.Context, dir string, cfg engine.Config, d *Dialogu
 	return w, nil
 }
 
-func (w *workspace) open(ctx context.Context, dir string) (*engine.Engine, error) {
+func (w *workspace) open(ctx context.Context, dir string) (*memory.Engine, error) {
 	cfg := w.cfg
 	cfg.DBPath = filepath.Join(dir, dbName)
-	return engine.Open(ctx, cfg)
+	return memory.Open(ctx, cfg)
 }
 
 // fresh opens a copy of the base; done closes it and removes the copy.
-func (w *workspace) fresh(ctx context.Context) (eng *engine.Engine, done func() error, err error) {
+func (w *workspace) fresh(ctx context.Context) (eng *memory.Engine, done func() error, err error) {
 	w.n++
 	dir := filepath.Join(w.dir, fmt.Sprintf("q%d", w.n))
 	if err := copyTree(w.base, dir); err != nil {

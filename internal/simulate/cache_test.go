@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/window"
 )
 
@@ -12,7 +12,7 @@ func TestRunPricesEachCallWithItsCachedPrefix(t *testing.T) {
 	t.Parallel()
 	src, eng, dir := replaySetup(t, 40, 3000)
 	var prev string
-	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: 3, OnIteration: func(it Iteration, res engine.SyncResult) {
+	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: 3, OnIteration: func(it Iteration, res memory.SyncResult) {
 		defer func() { prev = res.Markdown }()
 		if it.Iteration == 1 {
 			if it.Break != nil || it.CachedTokens != 0 {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 )
 
@@ -41,12 +41,12 @@ func TestLongRunKeepsItsPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: budget})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: engine.DefaultKeepRecent})
+	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: memory.DefaultKeepRecent})
 	if err != nil {
 		t.Fatal(err)
 	}

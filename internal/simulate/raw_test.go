@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -109,10 +109,10 @@ func replay(t *testing.T, src *Source) *Report {
 	return rep
 }
 
-func replayOn(t *testing.T, src *Source) (*engine.Engine, *Report) {
+func replayOn(t *testing.T, src *Source) (*memory.Engine, *Report) {
 	t.Helper()
 	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 4000})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}

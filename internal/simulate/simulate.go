@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 )
 
 // Options tune Run.
@@ -27,7 +27,7 @@ type Options struct {
 	Prices Prices
 	// OnIteration, if set, is called after each iteration's sync with what
 	// it did and the sync's own result (the window, the Markdown).
-	OnIteration func(Iteration, engine.SyncResult)
+	OnIteration func(Iteration, memory.SyncResult)
 }
 
 // Iteration is what one replayed iteration's sync did.
@@ -96,8 +96,8 @@ type Recall struct {
 // Run replays src through eng.Sync, one chunk at a time, and returns the
 // report. The journal file is written under opts.Workspace; eng should be
 // open on a database no other run of the same id lives in.
-func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*Report, error) {
-	path := engine.JournalPath(opts.Workspace, src.Run)
+func Run(ctx context.Context, eng *memory.Engine, src *Source, opts Options) (*Report, error) {
+	path := memory.JournalPath(opts.Workspace, src.Run)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)
 	}
@@ -122,7 +122,7 @@ func Run(ctx context.Context, eng *engine.Engine, src *Source, opts Options) (*R
 			return rep, fmt.Errorf("simulate: append iteration %d: %w", i+1, err)
 		}
 		start := time.Now()
-		res, err := eng.Sync(ctx, engine.SyncOptions{Journal: path, RunID: src.Run, KeepRecent: opts.KeepRecent})
+		res, err := eng.Sync(ctx, memory.SyncOptions{Journal: path, RunID: src.Run, KeepRecent: opts.KeepRecent})
 		took := time.Since(start)
 		if err != nil {
 			return rep, fmt.Errorf("simulate: iteration %d: %w", i+1, err)
@@ -184,7 +184,7 @@ type rawCounter struct {
 
 // update counts the iterations up to last, and returns the raw total and
 // the full-text tokens of the keep newest iterations.
-func (c *rawCounter) update(ctx context.Context, eng *engine.Engine, run string, last, keep int) (int, int, error) {
+func (c *rawCounter) update(ctx context.Context, eng *memory.Engine, run string, last, keep int) (int, int, error) {
 	if last == 0 {
 		return c.total, 0, nil
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -38,14 +38,14 @@ func generated(t *testing.T, n int) string {
 
 // replaySetup loads a generated run of n iterations and opens an engine
 // at budget in a temporary directory, closed when the test ends.
-func replaySetup(t *testing.T, n, budget int) (*Source, *engine.Engine, string) {
+func replaySetup(t *testing.T, n, budget int) (*Source, *memory.Engine, string) {
 	t.Helper()
 	src, err := Load(generated(t, n), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: budget})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestRunReplaysEveryIteration(t *testing.T) {
 	t.Parallel()
 	src, eng, dir := replaySetup(t, 60, 3000)
 	calls := 0
-	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: 3, OnIteration: func(Iteration, engine.SyncResult) { calls++ }})
+	rep, err := Run(context.Background(), eng, src, Options{Workspace: dir, KeepRecent: 3, OnIteration: func(Iteration, memory.SyncResult) { calls++ }})
 	if err != nil {
 		t.Fatal(err)
 	}

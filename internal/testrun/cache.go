@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 )
 
 // CacheEnv names the environment variable that sets the directory where
@@ -38,7 +38,7 @@ const ReuseEnv = "DELTA_BENCH_REUSE"
 // run with -count, copy the build instead. When only the recall package
 // changed, the folded database is reused and its index made anew. The copy
 // lives in tb.TempDir, so callers may write to it.
-func Cached(tb testing.TB, o Options) *engine.Engine {
+func Cached(tb testing.TB, o Options) *memory.Engine {
 	tb.Helper()
 	ctx := context.Background()
 	src, err := cachedBuild(ctx, o)
@@ -49,7 +49,7 @@ func Cached(tb testing.TB, o Options) *engine.Engine {
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		tb.Fatalf("copy built run from %s: %v", src, err)
 	}
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func cachedDir(root, prefix, name string, fill func(stage string) error) (string
 // cached build whose name starts with from, when there is one, or from
 // scratch.
 func buildInto(ctx context.Context, stage, root, from string, o Options) error {
-	var eng *engine.Engine
+	var eng *memory.Engine
 	var err error
 	same, _ := filepath.Glob(filepath.Join(root, from+"*", "memory.db"))
 	for i := range same {
@@ -177,7 +177,7 @@ func buildInto(ctx context.Context, stage, root, from string, o Options) error {
 				return err
 			}
 		}
-		eng, err = engine.Open(ctx, engine.Config{DBPath: filepath.Join(stage, "memory.db"), Budget: o.Budget})
+		eng, err = memory.Open(ctx, memory.Config{DBPath: filepath.Join(stage, "memory.db"), Budget: o.Budget})
 	} else {
 		eng, _, err = build(ctx, stage, o)
 	}

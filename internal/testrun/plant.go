@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -102,9 +102,9 @@ func plantEvents(n int, p Plant, at time.Time) []journal.Event {
 // Feed appends events to a fresh engine in tb.TempDir in batches, and
 // brings the run up to date (folds, index, recall triggers) after each
 // batch, as an agent's runtime calling sync would. It returns the engine.
-func Feed(tb testing.TB, events []journal.Event, budget, batch int) *engine.Engine {
+func Feed(tb testing.TB, events []journal.Event, budget, batch int) *memory.Engine {
 	tb.Helper()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(tb.TempDir(), "memory.db"), Budget: budget})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(tb.TempDir(), "memory.db"), Budget: budget})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func Feed(tb testing.TB, events []journal.Event, budget, batch int) *engine.Engi
 }
 
 // FeedMore appends events to eng as Feed does.
-func FeedMore(tb testing.TB, eng *engine.Engine, events []journal.Event, batch int) {
+func FeedMore(tb testing.TB, eng *memory.Engine, events []journal.Event, batch int) {
 	tb.Helper()
 	ctx := context.Background()
 	for a := 0; a < len(events); a += batch {

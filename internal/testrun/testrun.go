@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -40,7 +40,7 @@ func (o Options) synthConfig() synth.Config {
 // replays its triggers one iteration at a time, so batching changes nothing
 // but speed). It returns the engine and the generator, positioned after the
 // last iteration fed, for callers that go on appending.
-func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
+func Build(tb testing.TB, o Options) (*memory.Engine, *synth.Generator) {
 	tb.Helper()
 	eng, gen, err := build(context.Background(), tb.TempDir(), o)
 	if err != nil {
@@ -51,13 +51,13 @@ func Build(tb testing.TB, o Options) (*engine.Engine, *synth.Generator) {
 }
 
 // build does Build's work in dir, returning the open engine.
-func build(ctx context.Context, dir string, o Options) (*engine.Engine, *synth.Generator, error) {
+func build(ctx context.Context, dir string, o Options) (*memory.Engine, *synth.Generator, error) {
 	if o.Settings != "" {
 		if err := os.WriteFile(filepath.Join(dir, "memory.yaml"), []byte(o.Settings), 0o644); err != nil {
 			return nil, nil, err
 		}
 	}
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: o.Budget})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +88,7 @@ func build(ctx context.Context, dir string, o Options) (*engine.Engine, *synth.G
 // Miscovered checks that every iteration of run is shown by exactly one
 // visible thing: a visible block's range, or itself in full. It returns the
 // first iteration that is not and how many times it is covered, or 0, 0.
-func Miscovered(ctx context.Context, eng *engine.Engine, run journal.Run) (iteration, times int, err error) {
+func Miscovered(ctx context.Context, eng *memory.Engine, run journal.Run) (iteration, times int, err error) {
 	covered := make([]int, run.Iterations+1)
 	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -53,7 +53,7 @@ const (
 type Workspace struct {
 	// Dir is the workspace. Its database is DB, and the run is RunID.
 	Dir string
-	// Journal is the run's journal, engine.JournalPath(Dir, RunID).
+	// Journal is the run's journal, memory.JournalPath(Dir, RunID).
 	Journal string
 	// Next holds the journal lines of the held-back iterations, one
 	// iteration each (starting at its THOUGHT), in order.
@@ -65,7 +65,7 @@ func (w Workspace) DB() string { return filepath.Join(w.Dir, ".delta", "memory.d
 
 // SyncedWorkspace returns a copy, in tb.TempDir, of a workspace whose
 // journal holds the first n iterations of a generated run, synced by
-// engine.Sync, with the next WorkspaceNext iterations held back. Synced
+// memory.Sync, with the next WorkspaceNext iterations held back. Synced
 // workspaces are cached as Cached's builds are. The import cursor names
 // the journal by its path, so the copy is synced once more here, which
 // reads the journal again: a caller's first sync then resumes from the
@@ -79,7 +79,7 @@ func SyncedWorkspace(tb testing.TB, n int) Workspace {
 		tb.Fatalf("build workspace of %d iterations: %v", n, err)
 	}
 	w := Workspace{Dir: tb.TempDir()}
-	w.Journal = engine.JournalPath(w.Dir, RunID)
+	w.Journal = memory.JournalPath(w.Dir, RunID)
 	if err := os.CopyFS(w.Dir, os.DirFS(filepath.Join(src, "ws"))); err != nil {
 		tb.Fatalf("copy workspace from %s: %v", src, err)
 	}
@@ -102,7 +102,7 @@ func SyncedWorkspace(tb testing.TB, n int) Workspace {
 // held-back iterations to stage/next.jsonl, and syncs the workspace.
 func buildWorkspace(ctx context.Context, stage string, n int) error {
 	w := Workspace{Dir: filepath.Join(stage, "ws")}
-	w.Journal = engine.JournalPath(w.Dir, RunID)
+	w.Journal = memory.JournalPath(w.Dir, RunID)
 	if err := os.MkdirAll(filepath.Dir(w.Journal), 0o755); err != nil {
 		return err
 	}
@@ -139,11 +139,11 @@ func writeIterations(path string, gen *synth.Generator, n int) error {
 
 // syncWorkspace opens w's database and syncs its journal once.
 func syncWorkspace(ctx context.Context, w Workspace) error {
-	eng, err := engine.Open(ctx, engine.Config{DBPath: w.DB(), Budget: WorkspaceBudget})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: w.DB(), Budget: WorkspaceBudget})
 	if err != nil {
 		return err
 	}
-	_, err = eng.Sync(ctx, engine.SyncOptions{Journal: w.Journal, KeepRecent: engine.DefaultKeepRecent})
+	_, err = eng.Sync(ctx, memory.SyncOptions{Journal: w.Journal, KeepRecent: memory.DefaultKeepRecent})
 	return errors.Join(err, eng.Close())
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/visualize"
 	"github.com/delta-memory/delta-memory/journal"
 )
@@ -192,7 +192,7 @@ func emptyPage(t *testing.T) []byte {
 	if err := os.WriteFile(j, []byte(`{"seq":1,"timestamp":"2025-10-02T10:00:00.000Z","type":"RUN_START","payload":{"run_id":"fresh","task":"just started"}}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Open(t.Context(), engine.Config{DBPath: filepath.Join(dir, "memory.db")})
+	eng, err := memory.Open(t.Context(), memory.Config{DBPath: filepath.Join(dir, "memory.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

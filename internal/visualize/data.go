@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -46,9 +46,9 @@ type Data struct {
 }
 
 // LastSync is how the newest memory file a sync wrote began like the one
-// before it (engine.LastSync), with the shares the page shows.
+// before it (memory.LastSync), with the shares the page shows.
 type LastSync struct {
-	engine.LastSync
+	memory.LastSync
 	PrefixKept   float64 `json:"prefix_kept"`
 	CachedTokens int     `json:"cached_tokens_estimate"`
 }
@@ -111,13 +111,13 @@ const (
 // the window compiled under the engine's budget (without the native
 // newest iterations, as a sync writes it, when native > 0), the recalls
 // and the bookmarks. It returns the engine's errors.
-func Gather(ctx context.Context, eng *engine.Engine, run journal.Run, native int) (*Data, error) {
+func Gather(ctx context.Context, eng *memory.Engine, run journal.Run, native int) (*Data, error) {
 	counts, err := eng.Journal.Counts(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
 	d := &Data{Run: Run{Run: run, Counts: counts}}
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{Native: native})
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{Native: native})
 	if err != nil {
 		return nil, fmt.Errorf("compile the window: %w", err)
 	}
@@ -230,7 +230,7 @@ func toBlocks(all []*fold.Block) []Block {
 
 // toRecall says how the window shows r: through its Recalls map while r is
 // active, else why not.
-func toRecall(ctx context.Context, eng *engine.Engine, run journal.Run, cx *window.Context, r recall.Recall) (Recall, error) {
+func toRecall(ctx context.Context, eng *memory.Engine, run journal.Run, cx *window.Context, r recall.Recall) (Recall, error) {
 	r.Score = math.Round(r.Score*1000) / 1000
 	out := Recall{Recall: r}
 	if !r.Active(run.Iterations) {

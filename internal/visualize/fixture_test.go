@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/visualize"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -25,7 +25,7 @@ const hostile = `</script><script>alert(1)</script><img src=x onerror=alert(2)>`
 // bookmark note, imported and folded under a small budget so that it has
 // blocks at several levels, pinned iterations and recalls of each reason.
 type fixture struct {
-	eng  *engine.Engine
+	eng  *memory.Engine
 	run  journal.Run
 	data *visualize.Data
 	html []byte
@@ -75,7 +75,7 @@ func build() (*fixture, error) {
 	if err := os.WriteFile(jpath, poison(src), 0o644); err != nil {
 		return nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 8000})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 8000})
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func build() (*fixture, error) {
 }
 
 // render gathers the page's data of a run and renders it.
-func render(t *testing.T, eng *engine.Engine, runID string) (*visualize.Data, []byte) {
+func render(t *testing.T, eng *memory.Engine, runID string) (*visualize.Data, []byte) {
 	t.Helper()
 	run, err := eng.Journal.Run(t.Context(), runID)
 	if err != nil {

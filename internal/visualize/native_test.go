@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/visualize"
 )
 
@@ -19,7 +19,7 @@ func TestPageWindowIsTheMemoryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cx, err := f.eng.Context(ctx, f.run, engine.ContextOptions{Native: 5})
+	cx, err := f.eng.Context(ctx, f.run, memory.ContextOptions{Native: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

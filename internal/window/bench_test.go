@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 )
 
@@ -30,7 +30,7 @@ func BenchmarkContext(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
-				cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+				cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -18,7 +18,7 @@ func TestCompressionOnCommittedJournal(t *testing.T) {
 	path := filepath.Join("..", "..", "testdata", "journals", "synth-400.jsonl")
 	for _, budget := range []int{8000, 32000} {
 		ctx := context.Background()
-		eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "m.db"), Budget: budget})
+		eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "m.db"), Budget: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestCompressionOnCommittedJournal(t *testing.T) {
 		for _, it := range its {
 			raw += eng.Tokenizer.Count(it.Text())
 		}
-		cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+		cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

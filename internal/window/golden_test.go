@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -29,7 +29,7 @@ var goldenSmall = filepath.Join("..", "..", "testdata", "golden", "small")
 func TestGoldenSmall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestGoldenSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

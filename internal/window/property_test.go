@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
@@ -52,7 +52,7 @@ func TestInvariantsOverLongRuns(t *testing.T) {
 
 func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 				t.Fatal(err)
 			}
 		}
-		cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+		cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 		if err != nil {
 			t.Fatalf("iteration %d: context: %v", i, err)
 		}
@@ -108,7 +108,7 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 			t.Fatalf("iteration %d: messages are %d tokens, budget %d", i, n, budget)
 		}
 		checkPairs(t, i, cx.Messages)
-		again, err := eng.Context(ctx, run, engine.ContextOptions{})
+		again, err := eng.Context(ctx, run, memory.ContextOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func checkPairs(t *testing.T, iter int, msgs []fold.Message) {
 	}
 }
 
-func checkCoverage(t *testing.T, ctx context.Context, eng *engine.Engine, run journal.Run, iter int) {
+func checkCoverage(t *testing.T, ctx context.Context, eng *memory.Engine, run journal.Run, iter int) {
 	t.Helper()
 	n, times, err := testrun.Miscovered(ctx, eng, run)
 	if err != nil {

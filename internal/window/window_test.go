@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
@@ -21,9 +21,9 @@ var partitionOrder = []string{window.Static, window.LongTerm, window.ShortTerm, 
 
 var sourceRE = regexp.MustCompile(`^(run\.system_prompt|system_prompt_file|run\.task|block:L[1-4]-\d+-\d+(\.\d+)?|iteration:\d+|notes:recent|notes:system|entity_state|bookmarks|bookmark:\d+|run\.task\+milestone)$`)
 
-func openWindowEngine(t *testing.T, budget int) *engine.Engine {
+func openWindowEngine(t *testing.T, budget int) *memory.Engine {
 	t.Helper()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestWindowStructure(t *testing.T) {
 		if i%10 != 0 {
 			continue
 		}
-		cx, err := eng.Context(ctx, run, engine.ContextOptions{SystemPrompt: "You are a careful coding agent."})
+		cx, err := eng.Context(ctx, run, memory.ContextOptions{SystemPrompt: "You are a careful coding agent."})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestWindowStructure(t *testing.T) {
 	}
 }
 
-func checkLayout(t *testing.T, ctx context.Context, eng *engine.Engine, run journal.Run, cx *window.Context) {
+func checkLayout(t *testing.T, ctx context.Context, eng *memory.Engine, run journal.Run, cx *window.Context) {
 	t.Helper()
 	at := fmt.Sprintf("iteration %d", run.Iterations)
 	var names []string
@@ -192,7 +192,7 @@ func TestUnusedShareFlowsToWorking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cx, err := eng.Context(ctx, run, engine.ContextOptions{})
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

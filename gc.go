@@ -1,4 +1,4 @@
-package engine
+package memory
 
 // BulkGCPercent is the garbage collector's target (as GOGC) that the delta
 // command runs with when GOGC is not set. Importing and indexing allocate

@@ -1,4 +1,4 @@
-package engine_test
+package memory_test
 
 import (
 	"context"
@@ -7,25 +7,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/recall"
 )
 
 // openWithSettings opens an engine on a new database with memory.yaml
 // (or the named file) beside it holding text.
-func openWithSettings(t *testing.T, name, text string) (*engine.Engine, string, error) {
+func openWithSettings(t *testing.T, name, text string) (*memory.Engine, string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, name)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.Config{DBPath: filepath.Join(dir, "memory.db")}
+	cfg := memory.Config{DBPath: filepath.Join(dir, "memory.db")}
 	if name != "memory.yaml" {
 		cfg.ConfigFile = file
 	}
-	eng, err := engine.Open(context.Background(), cfg)
+	eng, err := memory.Open(context.Background(), cfg)
 	if err == nil {
 		t.Cleanup(func() { eng.Close() })
 	}

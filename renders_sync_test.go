@@ -1,4 +1,4 @@
-package engine_test
+package memory_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 )
@@ -20,12 +20,12 @@ func TestSyncKeepsRecalledRenderings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 8000, OneConnection: true})
+	e, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "memory.db"), Budget: 8000, OneConnection: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	data, err := os.ReadFile("../../testdata/journals/synth-400.jsonl")
+	data, err := os.ReadFile("testdata/journals/synth-400.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +39,12 @@ func TestSyncKeepsRecalledRenderings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var last engine.SyncResult
+	var last memory.SyncResult
 	for _, c := range chunks[:150] {
 		if _, err := f.Write(c); err != nil {
 			t.Fatal(err)
 		}
-		if last, err = e.Sync(ctx, engine.SyncOptions{Journal: path, KeepRecent: engine.DefaultKeepRecent}); err != nil {
+		if last, err = e.Sync(ctx, memory.SyncOptions{Journal: path, KeepRecent: memory.DefaultKeepRecent}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +62,7 @@ func TestSyncKeepsRecalledRenderings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := engine.ContextOptions{Native: engine.DefaultKeepRecent}
+	opts := memory.ContextOptions{Native: memory.DefaultKeepRecent}
 	if _, err := db.Write.ExecContext(ctx, `UPDATE recall_renders SET markdown = markdown || ' KEPT-MARK'`); err != nil {
 		t.Fatal(err)
 	}

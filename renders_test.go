@@ -1,4 +1,4 @@
-package engine
+package memory
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/delta-memory/delta-memory/journal"
 )
 
-const bundledJournal = "../../testdata/journals/synth-400.jsonl"
+const bundledJournal = "testdata/journals/synth-400.jsonl"
 
 // renderingSum is the SHA-256 of the bundled journal's iterations as
 // fold.RenderL0 and fold.SpokenLine render them (o200k_base, outputs

@@ -1,4 +1,4 @@
-package engine_test
+package memory_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 )
@@ -63,9 +63,9 @@ func benchSyncFixture(tb testing.TB, n int) *syncFixture {
 	ctx := context.Background()
 	ws := testrun.SyncedWorkspace(tb, n)
 	fx := &syncFixture{ctx: ctx, chunks: ws.Next}
-	fx.opts = engine.SyncOptions{Journal: ws.Journal, KeepRecent: engine.DefaultKeepRecent}
+	fx.opts = memory.SyncOptions{Journal: ws.Journal, KeepRecent: memory.DefaultKeepRecent}
 	fx.openJournal(tb)
-	eng, err := engine.Open(ctx, engine.Config{DBPath: ws.DB(), Budget: testrun.WorkspaceBudget})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: ws.DB(), Budget: testrun.WorkspaceBudget})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,8 +78,8 @@ func benchSyncFixture(tb testing.TB, n int) *syncFixture {
 // iteration, with the rest of the run held back in chunks.
 type syncFixture struct {
 	ctx    context.Context
-	eng    *engine.Engine
-	opts   engine.SyncOptions
+	eng    *memory.Engine
+	opts   memory.SyncOptions
 	chunks [][]byte
 	f      *os.File
 	// next is the index of the next chunk to append.

@@ -1,7 +1,4 @@
-// Package engine wires delta-memory together for the CLI and for Go callers:
-// it opens the database, the tokenizer and the folding configuration, and
-// runs the pipeline: import, then the fold scheduler, then the window.
-package engine
+package memory
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package engine_test
+package memory_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -14,11 +14,11 @@ func TestDefaultDBPath(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	if got := engine.DefaultDBPath(getenv); got != filepath.Join(".delta", "memory.db") {
+	if got := memory.DefaultDBPath(getenv); got != filepath.Join(".delta", "memory.db") {
 		t.Errorf("without DELTA_CWD: %s", got)
 	}
 	env["DELTA_CWD"] = "/work/agent"
-	if got := engine.DefaultDBPath(getenv); got != "/work/agent/.delta/memory.db" {
+	if got := memory.DefaultDBPath(getenv); got != "/work/agent/.delta/memory.db" {
 		t.Errorf("with DELTA_CWD: %s", got)
 	}
 }
@@ -27,10 +27,10 @@ func TestOpenMustExistAndResolveRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
-	if _, err := engine.Open(ctx, engine.Config{DBPath: path, MustExist: true}); !errors.Is(err, engine.ErrNoDatabase) {
+	if _, err := memory.Open(ctx, memory.Config{DBPath: path, MustExist: true}); !errors.Is(err, memory.ErrNoDatabase) {
 		t.Fatalf("MustExist on a missing file: %v", err)
 	}
-	eng, err := engine.Open(ctx, engine.Config{DBPath: path})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: path})
 	if err != nil {
 		t.Fatal(err)
 	}

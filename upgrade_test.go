@@ -1,4 +1,4 @@
-package engine_test
+package memory_test
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/engine"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/synth"
@@ -59,11 +59,11 @@ func (b *llmBed) write(t *testing.T, n int) {
 
 // open opens an engine on the bed's database, as a new sync process
 // would, with one summary at a time.
-func (b *llmBed) open(t *testing.T) *engine.Engine {
+func (b *llmBed) open(t *testing.T) *memory.Engine {
 	t.Helper()
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: b.db, Budget: 6000,
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: b.db, Budget: 6000,
 		Warn: func(w string) { b.mu.Lock(); b.warnings = append(b.warnings, w); b.mu.Unlock() },
-		LLM: engine.LLMConfig{Summarizer: engine.SummarizerLLM, BaseURL: b.srv.BaseURL(), Timeout: time.Minute, Concurrency: 1,
+		LLM: memory.LLMConfig{Summarizer: memory.SummarizerLLM, BaseURL: b.srv.BaseURL(), Timeout: time.Minute, Concurrency: 1,
 			Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +72,9 @@ func (b *llmBed) open(t *testing.T) *engine.Engine {
 	return eng
 }
 
-func (b *llmBed) sync(t *testing.T, eng *engine.Engine, deadline time.Duration) engine.SyncResult {
+func (b *llmBed) sync(t *testing.T, eng *memory.Engine, deadline time.Duration) memory.SyncResult {
 	t.Helper()
-	res, err := eng.Sync(context.Background(), engine.SyncOptions{Journal: b.journal, KeepRecent: 5, Deadline: time.Now().Add(deadline)})
+	res, err := eng.Sync(context.Background(), memory.SyncOptions{Journal: b.journal, KeepRecent: 5, Deadline: time.Now().Add(deadline)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestUpgradeWaitingBetweenSyncs(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, eng *engine.Engine, id string) journal.Run {
+func mustRun(t *testing.T, eng *memory.Engine, id string) journal.Run {
 	t.Helper()
 	run, err := eng.Journal.Run(context.Background(), id)
 	if err != nil {
@@ -363,7 +363,7 @@ func TestUpgradesKeepTheInvariants(t *testing.T) {
 		}
 		checkToolPairs(t, n, res.Context.Messages)
 		run := mustRun(t, eng, "llm-run")
-		again, err := eng.Context(ctx, run, engine.ContextOptions{Native: 5})
+		again, err := eng.Context(ctx, run, memory.ContextOptions{Native: 5})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package engine_test
+package memory_test
 
 import (
 	"context"
@@ -9,18 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/engine"
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
 	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/recall"
 )
 
-func openSyncEngine(t *testing.T) (*engine.Engine, string) {
+func openSyncEngine(t *testing.T) (*memory.Engine, string) {
 	t.Helper()
 	dir := t.TempDir()
 	// As the sync command opens it.
-	eng, err := engine.Open(context.Background(), engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000, OneConnection: true})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000, OneConnection: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +32,8 @@ func TestSyncWithoutJournalWritesAShortNote(t *testing.T) {
 	t.Parallel()
 	eng, dir := openSyncEngine(t)
 	ctx := context.Background()
-	path := engine.JournalPath(dir, "run-1")
-	res, err := eng.Sync(ctx, engine.SyncOptions{Journal: path})
+	path := memory.JournalPath(dir, "run-1")
+	res, err := eng.Sync(ctx, memory.SyncOptions{Journal: path})
 	if err != nil {
 		t.Fatalf("missing journal: %v", err)
 	}
@@ -42,12 +42,12 @@ func TestSyncWithoutJournalWritesAShortNote(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, nil, 0o644)
-	if res, err = eng.Sync(ctx, engine.SyncOptions{Journal: path}); err != nil || !strings.Contains(res.Markdown, "no events yet") {
+	if res, err = eng.Sync(ctx, memory.SyncOptions{Journal: path}); err != nil || !strings.Contains(res.Markdown, "no events yet") {
 		t.Fatalf("empty journal: %v, %q", err, res.Markdown)
 	}
 	// Half a line: an append in progress, nothing complete to show yet.
 	os.WriteFile(path, []byte(`{"seq":1,"timestamp":"2025-10-02T10:00:00.000Z","type":"RUN_ST`), 0o644)
-	if res, err = eng.Sync(ctx, engine.SyncOptions{Journal: path}); err != nil || res.Context != nil || !strings.Contains(res.Markdown, "no complete events") {
+	if res, err = eng.Sync(ctx, memory.SyncOptions{Journal: path}); err != nil || res.Context != nil || !strings.Contains(res.Markdown, "no complete events") {
 		t.Fatalf("partial line: %v, %q", err, res.Markdown)
 	}
 }
@@ -103,13 +103,13 @@ func TestSyncWaitsForAnotherSyncThenFailsClearly(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, ".delta", "memory.db")
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Config{DBPath: db, LockWait: 30 * time.Millisecond})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: db, LockWait: 30 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
 	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 3)}
-	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench")}
+	fx.opts = memory.SyncOptions{Journal: memory.JournalPath(dir, "bench")}
 	fx.openJournal(t)
 	fx.append(t, 0)
 	// Another process is syncing: it holds the lock beside the database.
@@ -139,8 +139,8 @@ func TestSyncOpensTheIndexOnlyWhenDue(t *testing.T) {
 	dbPath := filepath.Join(dir, ".delta", "memory.db")
 	writeSettings(t, dbPath, "recall:\n  index_every: 8\n")
 	var warnings []string
-	cfg := engine.Config{DBPath: dbPath, Budget: 8000, Warn: func(s string) { warnings = append(warnings, s) }}
-	eng, err := engine.Open(ctx, cfg)
+	cfg := memory.Config{DBPath: dbPath, Budget: 8000, Warn: func(s string) { warnings = append(warnings, s) }}
+	eng, err := memory.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestSyncOpensTheIndexOnlyWhenDue(t *testing.T) {
 	if err := os.RemoveAll(ixPath); err != nil {
 		t.Fatal(err)
 	}
-	if eng, err = engine.Open(ctx, cfg); err != nil {
+	if eng, err = memory.Open(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { eng.Close() }()
@@ -240,16 +240,16 @@ func TestShortSyncsKeepTheIndexMerged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cfg := engine.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000}
+	cfg := memory.Config{DBPath: filepath.Join(dir, ".delta", "memory.db"), Budget: 8000}
 	// Every sync writes to the index.
 	writeSettings(t, cfg.DBPath, "recall:\n  index_every: 1\n")
 	fx := &syncFixture{ctx: ctx, chunks: generatedChunks(t, 80)}
-	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: engine.DefaultKeepRecent}
+	fx.opts = memory.SyncOptions{Journal: memory.JournalPath(dir, "bench"), KeepRecent: memory.DefaultKeepRecent}
 	fx.openJournal(t)
 	var ixPath string
 	for i := range 80 {
 		fx.append(t, i)
-		eng, err := engine.Open(ctx, cfg)
+		eng, err := memory.Open(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,11 +274,11 @@ func TestShortSyncsKeepTheIndexMerged(t *testing.T) {
 
 // syncTwenty writes the first 20 of 30 generated iterations to a journal in
 // dir and syncs them through eng, keeping the 3 newest native.
-func syncTwenty(t *testing.T, eng *engine.Engine, dir string) (*syncFixture, engine.SyncResult) {
+func syncTwenty(t *testing.T, eng *memory.Engine, dir string) (*syncFixture, memory.SyncResult) {
 	t.Helper()
 	ctx := context.Background()
 	fx := &syncFixture{ctx: ctx, eng: eng, chunks: generatedChunks(t, 30)}
-	fx.opts = engine.SyncOptions{Journal: engine.JournalPath(dir, "bench"), KeepRecent: 3}
+	fx.opts = memory.SyncOptions{Journal: memory.JournalPath(dir, "bench"), KeepRecent: 3}
 	fx.openJournal(t)
 	for i := 0; i < 20; i++ {
 		fx.append(t, i)
@@ -301,8 +301,8 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, ".delta", "memory.db")
 	writeSettings(t, dbPath, "recall:\n  index_every: 4\n")
-	cfg := engine.Config{DBPath: dbPath, Budget: 8000}
-	eng, err := engine.Open(ctx, cfg)
+	cfg := memory.Config{DBPath: dbPath, Budget: 8000}
+	eng, err := memory.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	indexed := func(e *engine.Engine) int {
+	indexed := func(e *memory.Engine) int {
 		t.Helper()
 		run, err := e.Journal.Run(ctx, "bench")
 		if err != nil {
@@ -329,7 +329,7 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 	}
 	for i := 20; i < 30; i++ { // the fixture holds 30
 		fx.append(t, i)
-		e, err := engine.OpenOn(db, cfg)
+		e, err := memory.OpenOn(db, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +357,7 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 	}
 	// Released, the index opens in another engine, and the database is
 	// still open to its owner.
-	other, err := engine.Open(ctx, engine.Config{DBPath: dbPath})
+	other, err := memory.Open(ctx, memory.Config{DBPath: dbPath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 	if err := db.Read.PingContext(ctx); err != nil {
 		t.Fatalf("Release closed the database: %v", err)
 	}
-	if _, err := engine.OpenOn(db, engine.Config{DBPath: filepath.Join(dir, "other.db")}); err == nil {
+	if _, err := memory.OpenOn(db, memory.Config{DBPath: filepath.Join(dir, "other.db")}); err == nil {
 		t.Fatal("OpenOn with settings naming another database: want an error")
 	}
 }
