@@ -71,7 +71,7 @@ Examples:
 
 func printRetrieved(e env, q recall.Query, hits []memory.Retrieved) {
 	if len(hits) == 0 {
-		fmt.Fprintf(e.stdout, "nothing folded matches %q (iterations shown in full are not recalled)\n", q.Text())
+		fmt.Fprintf(e.stdout, "nothing in the run matches %q: try other words, a path or an identifier as the journal spells it\n", q.Text())
 		return
 	}
 	for _, h := range hits {
