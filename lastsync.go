@@ -51,11 +51,7 @@ func (l LastSync) CachedTokens() int {
 // it a prompt cache would reuse, for `show` and the HTML view.
 func (e *Engine) RecordSync(ctx context.Context, run string, iteration int, prev string, cx *window.Context) error {
 	cur := cx.Markdown()
-	n := min(len(prev), len(cur))
-	i := 0
-	for i < n && prev[i] == cur[i] {
-		i++
-	}
+	i := window.SharedPrefix(prev, cur)
 	place := cx.PlaceAt(i)
 	return e.db.Update(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO last_sync (run_id, iteration, tokens, bytes, prev_bytes, kept_bytes, break_partition, break_source)

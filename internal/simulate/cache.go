@@ -52,12 +52,13 @@ type Break struct {
 	window.Place
 }
 
-// cacheUse compares a call's memory file with the previous one: where they
-// first differ and how many tokens the shared prefix holds. A prompt cache
-// reuses that prefix and nothing after it, the newest iterations the
-// runtime shows after the file included, since they move on every call.
-func cacheUse(tok scoring.Tokenizer, prev, cur string, cw *window.Context) (Break, int) {
-	i := commonPrefix(prev, cur)
+// cacheUse says, for a call's memory file cur whose first shared bytes
+// are the previous one's (window.SharedPrefix), where they first differ and
+// how many tokens the shared prefix holds. A prompt cache reuses that
+// prefix and nothing after it, the newest iterations the runtime shows
+// after the file included, since they move on every call.
+func cacheUse(tok scoring.Tokenizer, shared int, cur string, cw *window.Context) (Break, int) {
+	i := shared
 	// Cut at a character boundary: the tokenizer counts whole characters.
 	for i > 0 && i < len(cur) && !utf8.RuneStart(cur[i]) {
 		i--

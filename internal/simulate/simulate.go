@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/window"
 )
 
 // Options tune Run.
@@ -152,9 +153,10 @@ func Run(ctx context.Context, eng *memory.Engine, src *Source, opts Options) (*R
 		it.PrefixKept = 1
 		cached := 0
 		if i > 0 {
-			it.PrefixKept = prefixShare(prev, res.Markdown)
+			shared := window.SharedPrefix(prev, res.Markdown)
+			it.PrefixKept = prefixShare(shared, len(prev))
 			var brk Break
-			brk, cached = cacheUse(eng.Tokenizer, prev, res.Markdown, res.Context)
+			brk, cached = cacheUse(eng.Tokenizer, shared, res.Markdown, res.Context)
 			it.Break = &brk
 		}
 		it.Call = newCall(opts.Prices, it.WindowTokens+it.NativeTokens, cached)
@@ -213,20 +215,11 @@ func (c *rawCounter) update(ctx context.Context, eng *memory.Engine, run string,
 	return c.total, native, nil
 }
 
-// prefixShare is the share of prev's bytes that cur starts with.
-func prefixShare(prev, cur string) float64 {
-	if prev == "" {
+// prefixShare is the share of the previous output's prevLen bytes that the
+// next one begins with (shared of them, window.SharedPrefix).
+func prefixShare(shared, prevLen int) float64 {
+	if prevLen == 0 {
 		return 1
 	}
-	return float64(commonPrefix(prev, cur)) / float64(len(prev))
-}
-
-// commonPrefix is the length in bytes of the prefix a and b share.
-func commonPrefix(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
+	return float64(shared) / float64(prevLen)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -146,11 +147,14 @@ func TestRunReplaysEveryIteration(t *testing.T) {
 
 func TestHelpers(t *testing.T) {
 	t.Parallel()
-	if got := prefixShare("abcdef", "abcxyz"); got != 0.5 {
+	if got := prefixShare(window.SharedPrefix("abcdef", "abcxyz"), 6); got != 0.5 {
 		t.Errorf("prefixShare = %v, want 0.5", got)
 	}
-	if got := prefixShare("abc", "abcdef"); got != 1 {
+	if got := prefixShare(window.SharedPrefix("abc", "abcdef"), 3); got != 1 {
 		t.Errorf("prefixShare of a grown output = %v, want 1", got)
+	}
+	if got := prefixShare(0, 0); got != 1 {
+		t.Errorf("prefixShare of a first output = %v, want 1", got)
 	}
 	vals := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	if q := quantile(vals, 0.5); q != 5 {

@@ -18,6 +18,18 @@ type Place struct {
 	Source string `json:"source,omitempty"`
 }
 
+// SharedPrefix is the length in bytes of the prefix two renderings share:
+// where a window first differs from the one before it, the end of what a
+// provider's prompt cache reuses.
+func SharedPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
 // PlaceAt returns the partition and section the Markdown's byte at offset
 // belongs to: a partition's heading counts as part of its first section.
 // It tells where two consecutive windows start to differ, that is where a
