@@ -133,15 +133,11 @@ func (e *Engine) upgrade(ctx context.Context, run journal.Run, until time.Time) 
 	if e.LLM == nil {
 		return u, nil
 	}
-	n, err := e.Fold.CountAwaiting(ctx, run.ID)
-	if err != nil || n == 0 {
+	blocks, err := e.Fold.Awaiting(ctx, run.ID)
+	if err != nil || len(blocks) == 0 {
 		return u, err
 	}
 	br := e.breaker()
-	blocks, err := e.Fold.Awaiting(ctx, run.ID, n)
-	if err != nil {
-		return u, err
-	}
 	var mu sync.Mutex
 	var errs []error
 	open := false

@@ -16,11 +16,11 @@ import (
 // it first. Nothing was written but the calls' cost.
 var ErrUpgradeGone = errors.New("the block no longer awaits a summary")
 
-// Awaiting returns up to limit visible blocks of a run that hold an
-// extractive summary in wait of the model's (Defer), newest first: the
-// newest show in most detail.
-func (s *Store) Awaiting(ctx context.Context, run string, limit int) ([]*Block, error) {
-	return s.queryBlocks(ctx, s.db.Read, `WHERE run_id = ? AND awaiting_llm = 1 AND visible = 1 ORDER BY last_iter DESC LIMIT ?`, run, limit)
+// Awaiting returns the visible blocks of a run that hold an extractive
+// summary in wait of the model's (Defer), newest first: the newest show in
+// most detail. Visible blocks are what the window shows, so they are few.
+func (s *Store) Awaiting(ctx context.Context, run string) ([]*Block, error) {
+	return s.queryBlocks(ctx, s.db.Read, `WHERE run_id = ? AND awaiting_llm = 1 AND visible = 1 ORDER BY last_iter DESC`, run)
 }
 
 // CountAwaiting counts the visible blocks of a run awaiting the model's

@@ -34,18 +34,12 @@ type llmTokensJSON struct {
 // llmState reads which of the run's blocks await the model's summary,
 // and the summarizer endpoint's circuit breaker.
 func llmState(ctx context.Context, eng *memory.Engine, run string, g *glance) error {
-	n, err := eng.Fold.CountAwaiting(ctx, run)
+	bs, err := eng.Fold.Awaiting(ctx, run)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		bs, err := eng.Fold.Awaiting(ctx, run, n)
-		if err != nil {
-			return err
-		}
-		for _, b := range bs {
-			g.awaiting = append(g.awaiting, b.ID)
-		}
+	for _, b := range bs {
+		g.awaiting = append(g.awaiting, b.ID)
 	}
 	st, ok, err := eng.Breaker(ctx)
 	if ok {
