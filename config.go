@@ -53,6 +53,9 @@ type fileShares struct {
 	Working   float64 `yaml:"working" json:"working"`
 	Retrieved float64 `yaml:"retrieved" json:"retrieved"`
 	Dynamic   float64 `yaml:"dynamic" json:"dynamic"`
+	// StaticCap is not a share: the most of the budget Static may take
+	// when the system prompt and task need more than its share.
+	StaticCap float64 `yaml:"static_cap" json:"static_cap"`
 }
 
 type filePressure struct {
@@ -108,7 +111,7 @@ func DefaultFileConfig() FileConfig {
 	s := f.Shares
 	return FileConfig{
 		Budget: f.Budget, KeepRecent: f.KeepRecent, Chunk: f.Chunk, PinnedCap: f.PinnedCap, MaxOutputTokens: f.MaxOutputTokens,
-		Shares:   fileShares{Static: s.Static, LongTerm: s.LongTerm, ShortTerm: s.ShortTerm, Working: s.Working, Retrieved: s.Retrieved, Dynamic: s.Dynamic},
+		Shares:   fileShares{Static: s.Static, LongTerm: s.LongTerm, ShortTerm: s.ShortTerm, Working: s.Working, Retrieved: s.Retrieved, Dynamic: s.Dynamic, StaticCap: s.StaticCap},
 		Pressure: filePressure{High: f.PressureHigh, Low: f.PressureLow, Urgent: f.PressureUrgent},
 		Interval: fileInterval{Calm: f.IntervalCalm, Busy: f.IntervalBusy, Pressed: f.IntervalPressed, BusyAt: f.IntervalBusyAt},
 		Recall: fileRecall{TTL: r.TTL, ImplicitThreshold: r.ImplicitThreshold, MaxImplicit: r.MaxImplicit, MaxError: r.MaxError,
@@ -274,7 +277,7 @@ func (fc FileConfig) FoldConfig() fold.Config {
 	c := fold.DefaultConfig(fc.Budget)
 	c.KeepRecent, c.Chunk, c.PinnedCap, c.MaxOutputTokens = fc.KeepRecent, fc.Chunk, fc.PinnedCap, fc.MaxOutputTokens
 	s := fc.Shares
-	c.Shares = fold.Shares{Static: s.Static, LongTerm: s.LongTerm, ShortTerm: s.ShortTerm, Working: s.Working, Retrieved: s.Retrieved, Dynamic: s.Dynamic}
+	c.Shares = fold.Shares{Static: s.Static, LongTerm: s.LongTerm, ShortTerm: s.ShortTerm, Working: s.Working, Retrieved: s.Retrieved, Dynamic: s.Dynamic, StaticCap: s.StaticCap}
 	p := fc.Pressure
 	c.PressureHigh, c.PressureLow, c.PressureUrgent = p.High, p.Low, p.Urgent
 	i := fc.Interval

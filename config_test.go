@@ -118,7 +118,7 @@ func TestSettingsErrorsNameTheFile(t *testing.T) {
 		{"unknown llm key", "memory.yaml", "llm: {modle: x}\n", []string{"unknown key llm.modle"}},
 		{"unknown JSON key", "s.json", `{"interval": {"calm": 40, "quiet": 1}}`, []string{"unknown key interval.quiet"}},
 		{"not a section", "memory.yaml", "shares: 0.2\n", []string{"shares", "a mapping"}},
-		{"thresholds checked after the merge", "memory.yaml", "pressure: {low: 0.85}\n", []string{"pressure", "low (0.85)", "high (0.80)"}},
+		{"thresholds checked after the merge", "memory.yaml", "pressure: {high: 0.55}\n", []string{"pressure", "low (0.60)", "high (0.55)"}},
 		{"shares that cannot fit", "memory.yaml", "shares: {static: 0.5, long_term: 0.5}\n", []string{"shares", "add up to"}},
 		{"shares with working set", "memory.yaml", "shares: {static: 0.3, working: 0.3}\n", []string{"shares", "add up to 1.20"}},
 		{"a bad type", "memory.yaml", "pressure: {high: lots}\n", []string{"line 1", "lots"}},

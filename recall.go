@@ -157,7 +157,12 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	if !wantFull || last-first+1 > maxFullRange {
 		return rr, nil
 	}
-	maxOut := max(64, min(e.Config.MaxOutputTokens, e.Config.RetrievedBudget()/3))
+	// A lone iteration's output may take half the partition: a step that
+	// returns to what it saw needs the output, not only the call.
+	maxOut := max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/3))
+	if first == last {
+		maxOut = max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/2))
+	}
 	// A lone iteration's rendering leaves out its own heading, which would
 	// say again what the section's heading says, unless it says how the
 	// iteration failed.

@@ -45,7 +45,7 @@ func (s *Store) lastBlockPos(ctx context.Context) (int64, error) {
 // blocks: a step runs it every time, mostly to find one or none.
 func (s *Store) madeSince(ctx context.Context, run string, mark int64) ([]FoldEvent, error) {
 	var out []FoldEvent
-	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, `SELECT id, level, first_iter, last_iter, trigger, created_iter
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, `SELECT id, level, first_iter, last_iter, trigger, created_iter, made_at_usage
 		FROM blocks WHERE run_id = ? AND rowid > ? ORDER BY rowid`, run, mark); err != nil {
 		return nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
 	}

@@ -77,6 +77,11 @@ type Block struct {
 
 	Trigger    string `json:"trigger"`
 	Summarizer string `json:"summarizer"`
+	// Usage is the window's usage (its tokens if nothing more were folded,
+	// over the room) when the scheduler made the block: under 1, the
+	// window still had room and the trigger says why it folded. 0 for a
+	// block folded by hand or made before it was recorded.
+	Usage float64 `json:"usage,omitempty"`
 	// LLM is what making the block cost in LLM calls and tokens (Failures
 	// and Amended are not stored per block; see SelfCheck).
 	LLM LLMUsage `json:"llm"`

@@ -11,10 +11,17 @@ import (
 // fractions of the budget. Unused share flows to Working.
 type Shares struct {
 	Static, LongTerm, ShortTerm, Working, Retrieved, Dynamic float64
+	// StaticCap is the most of the budget Static may take when the system
+	// prompt and task need more than its share. Static then takes what it
+	// needs up to the cap, and the other shares shrink in proportion
+	// (Config.WithStatic); past the cap the system prompt, then the task,
+	// is cut.
+	StaticCap float64
 }
 
-// DefaultShares are DESIGN.md's partition shares.
-var DefaultShares = Shares{Static: 0.10, LongTerm: 0.20, ShortTerm: 0.20, Working: 0.30, Retrieved: 0.10, Dynamic: 0.10}
+// DefaultShares are DESIGN.md's partition shares, with Static allowed up
+// to 40% of the budget when the system prompt and task need it.
+var DefaultShares = Shares{Static: 0.10, LongTerm: 0.20, ShortTerm: 0.20, Working: 0.30, Retrieved: 0.10, Dynamic: 0.10, StaticCap: 0.40}
 
 // Config holds every threshold of folding. The zero value is not valid;
 // start from DefaultConfig.
@@ -24,7 +31,10 @@ type Config struct {
 	Shares Shares
 
 	// Pressure: above High, fold the oldest working iterations until usage
-	// is at most Low; above Urgent, fold at once and coarsest first.
+	// is at most Low; above Urgent, fold at once and coarsest first. Usage
+	// is the window as it would render if nothing more were folded, over
+	// the room the budget leaves (Room): High 1 folds only when the window
+	// no longer fits.
 	PressureHigh, PressureLow, PressureUrgent float64
 
 	// Interval folds every IntervalCalm iterations while usage is under
@@ -41,7 +51,8 @@ type Config struct {
 	// PinnedCap is how many protected iterations one block keeps in detail.
 	PinnedCap int
 	// MaxOutputTokens is the size from which an L0 tool output is reduced to
-	// its head and tail.
+	// its head and tail. 0, the default, scales it with the budget
+	// (OutputCap), so that a large window shows large outputs whole.
 	MaxOutputTokens int
 
 	// Weights of the importance score, and the half-life in iterations of
@@ -58,9 +69,9 @@ func DefaultConfig(budget int) Config {
 	}
 	return Config{
 		Budget: budget, Shares: DefaultShares,
-		PressureHigh: 0.8, PressureLow: 0.6, PressureUrgent: 0.9,
+		PressureHigh: 1, PressureLow: 0.6, PressureUrgent: 1.25,
 		IntervalCalm: 50, IntervalBusy: 20, IntervalPressed: 5, IntervalBusyAt: 0.5,
-		KeepRecent: 5, Chunk: 10, PinnedCap: 4, MaxOutputTokens: DefaultMaxOutputTokens,
+		KeepRecent: 5, Chunk: 10, PinnedCap: 4,
 		Weights: scoring.DefaultWeights, RecencyHalfLife: 50,
 	}
 }
@@ -84,16 +95,54 @@ func (c Config) Validate() error {
 	if sum := s.Static + s.LongTerm + s.ShortTerm + s.Working + s.Retrieved + s.Dynamic; sum > 1.0001 {
 		errs = append(errs, fmt.Errorf("partition shares add up to %.2f, more than 1", sum))
 	}
-	if !(0 < c.PressureLow && c.PressureLow < c.PressureHigh && c.PressureHigh <= c.PressureUrgent && c.PressureUrgent <= 1) {
-		errs = append(errs, fmt.Errorf("pressure thresholds must satisfy 0 < low (%.2f) < high (%.2f) <= urgent (%.2f) <= 1", c.PressureLow, c.PressureHigh, c.PressureUrgent))
+	if s.StaticCap < 0 || s.StaticCap > 0.9 {
+		errs = append(errs, fmt.Errorf("static cap %.2f is outside 0..0.9", s.StaticCap))
+	}
+	if !(0 < c.PressureLow && c.PressureLow < c.PressureHigh && c.PressureHigh <= 1 && c.PressureHigh <= c.PressureUrgent && c.PressureUrgent <= 4) {
+		errs = append(errs, fmt.Errorf("pressure thresholds must satisfy 0 < low (%.2f) < high (%.2f) <= 1, high <= urgent (%.2f) <= 4", c.PressureLow, c.PressureHigh, c.PressureUrgent))
 	}
 	if c.IntervalCalm < 1 || c.IntervalBusy < 1 || c.IntervalPressed < 1 {
 		errs = append(errs, errors.New("fold intervals must be at least 1 iteration"))
 	}
-	if c.KeepRecent < 1 || c.Chunk < 1 || c.PinnedCap < 0 || c.MaxOutputTokens < 50 {
-		errs = append(errs, errors.New("keep-recent and chunk must be >= 1, pinned cap >= 0, max output tokens >= 50"))
+	if c.KeepRecent < 1 || c.Chunk < 1 || c.PinnedCap < 0 || c.MaxOutputTokens != 0 && c.MaxOutputTokens < 50 {
+		errs = append(errs, errors.New("keep-recent and chunk must be >= 1, pinned cap >= 0, max output tokens 0 (scaled with the budget) or >= 50"))
 	}
 	return errors.Join(errs...)
+}
+
+// Margin is held back from the budget: the token counts of a window's
+// parts can add up to slightly less than the count of the whole.
+func Margin(budget int) int { return max(16, budget/100) }
+
+// Room is the budget less its Margin: what a window may fill.
+func (c Config) Room() int { return c.Budget - Margin(c.Budget) }
+
+// WithStatic returns the configuration a window whose Static partition
+// needs need tokens is laid out with. Static takes what it needs, at least
+// its share and at most StaticCap of the budget; when that is more than its
+// share, every other share shrinks in the same proportion, so that the
+// partitions still add up to what they did. The scheduler and the window
+// both lay out with it, so pressure is measured on the window rendered.
+func (c Config) WithStatic(need int) Config {
+	s := c.Shares
+	want := min(float64(need)/float64(c.Budget), max(s.StaticCap, s.Static))
+	if want <= s.Static || s.Static >= 1 {
+		return c
+	}
+	k := (1 - want) / (1 - s.Static)
+	c.Shares = Shares{Static: want, LongTerm: s.LongTerm * k, ShortTerm: s.ShortTerm * k, Working: s.Working * k,
+		Retrieved: s.Retrieved * k, Dynamic: s.Dynamic * k, StaticCap: s.StaticCap}
+	return c
+}
+
+// OutputCap is the size from which an L0 tool output shows only its head
+// and tail: MaxOutputTokens when set, else a quarter of the budget and at
+// least DefaultMaxOutputTokens.
+func (c Config) OutputCap() int {
+	if c.MaxOutputTokens > 0 {
+		return c.MaxOutputTokens
+	}
+	return max(DefaultMaxOutputTokens, c.Budget/4)
 }
 
 // share returns a partition's budget in tokens.

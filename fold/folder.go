@@ -51,6 +51,9 @@ type FoldOptions struct {
 	// After, if set, runs inside the fold's transaction, so that state that
 	// goes with the fold commits with it.
 	After func(tx *sqlx.Tx) error
+	// Usage is the window's usage when the scheduler decided the fold,
+	// recorded on the block (Block.Usage); 0 for a fold made by hand.
+	Usage float64
 }
 
 // ErrFoldRace means another process changed the blocks of a range between
@@ -252,7 +255,7 @@ func (f *Folder) wrapLoose(ctx context.Context, run journal.Run, o FoldOptions, 
 	for _, g := range gaps {
 		for a := g[0]; a <= g[1]; a += f.Config.Chunk {
 			z := min(g[1], a+f.Config.Chunk-1)
-			chunks = append(chunks, FoldOptions{First: a, Last: z, Level: L2, Trigger: o.Trigger})
+			chunks = append(chunks, FoldOptions{First: a, Last: z, Level: L2, Trigger: o.Trigger, Usage: o.Usage})
 		}
 	}
 	if _, err := f.foldAll(ctx, run, chunks); err != nil {
@@ -333,7 +336,7 @@ func (f *Folder) newBlock(run journal.Run, o FoldOptions, req *Request, s Summar
 	b := &Block{
 		Run: run.ID, Level: o.Level, Kind: KindOf(o.Level), First: o.First, Last: o.Last,
 		Title: s.Title, Content: s.Content, Outcome: s.Outcome, Keywords: s.Keywords, Entities: s.Entities,
-		StateChanges: s.StateChanges, Errors: s.Errors, Visible: true, Trigger: o.Trigger,
+		StateChanges: s.StateChanges, Errors: s.Errors, Visible: true, Trigger: o.Trigger, Usage: o.Usage,
 		Summarizer: s.Summarizer, CreatedIter: run.Iterations, CreatedAt: run.EndedAt, SelfCheck: s.SelfCheck, AwaitingLLM: s.Awaiting,
 		LLM: LLMUsage{Calls: s.Usage.Calls, PromptTokens: s.Usage.PromptTokens, CompletionTokens: s.Usage.CompletionTokens},
 	}
@@ -451,7 +454,7 @@ func (f *Folder) Unfold(ctx context.Context, run journal.Run, id string) (*Block
 		}
 		for _, it := range its {
 			if slices.Contains(loose, it.Number) {
-				renders[it.Number] = RenderL0(f.Tokenizer, it, f.Config.MaxOutputTokens)
+				renders[it.Number] = RenderL0(f.Tokenizer, it, f.Config.OutputCap())
 			}
 		}
 	}

@@ -19,60 +19,75 @@ func blockOf(t *testing.T, st *fold.Store, run, id string) *fold.Block {
 	return b
 }
 
-// A thought that declares a phase done folds everything since the previous
-// milestone into one chapter named from the declaration.
-func TestMilestoneFromThought(t *testing.T) {
+// A thought that declares a phase done, while the run's whole history
+// still fits the window, closes the chapter without folding anything: the
+// window keeps every iteration in full, and the state names the milestone.
+func TestMilestoneFromThoughtWaitsWhileHistoryFits(t *testing.T) {
 	t.Parallel()
 	eng := openEngine(t, 128000, nil)
 	l := newDeltaLog("ms", "Fix the parser, then add caching.")
-	var events []string
 	for i := 1; i <= 12; i++ {
 		text := fmt.Sprintf("Work on the parser, step %d.", i)
 		if i == 12 {
 			text = "Phase 1 completed: parser fixed. Next comes caching."
 		}
 		l.quietIteration(text)
+		if _, folds := feed(t, eng, l); len(folds) > 0 {
+			t.Fatalf("iteration %d: folds %v with the whole history in the window", i, folds)
+		}
+	}
+	if got := workingNumbers(t, eng, l.run); !reflect.DeepEqual(got, span(1, 12)) {
+		t.Errorf("working after the milestone: %v", got)
+	}
+	title, at, err := eng.Fold.Milestone(context.Background(), l.run)
+	if err != nil || title != "parser fixed" || at != 12 {
+		t.Errorf("latest milestone: %q at %d (%v)", title, at, err)
+	}
+}
+
+// Once the history has outgrown the window, a thought that declares a
+// phase done folds everything since the previous milestone into one
+// chapter named from the declaration, and the next chapter starts after
+// it.
+func TestMilestoneFromThought(t *testing.T) {
+	t.Parallel()
+	eng := openEngine(t, 2000, nil)
+	l := newDeltaLog("ms", "Summarise the invoices, then file the report.")
+	step := func(i int, text string) []string {
+		l.think(text, okCall("read_file", map[string]any{"path": fmt.Sprintf("data/batch%d.csv", i)}, invoices(i, 12)))
 		_, folds := feed(t, eng, l)
-		events = append(events, folds...)
+		return folds
 	}
-	// The chapter indexes L2 summaries of the loose iterations, made for
-	// it and reported with it.
-	if want := []string{"milestone L2-1-10", "milestone L2-11-12", "milestone L3-1-12"}; !reflect.DeepEqual(events, want) {
-		t.Fatalf("folds: %v, want %v", events, want)
+	for i := 1; i <= 11; i++ {
+		step(i, fmt.Sprintf("Read invoice batch %d.", i))
 	}
-	if got := visible(t, eng, l.run); !reflect.DeepEqual(got, []string{"L3-1-12"}) {
-		t.Fatalf("visible blocks after the first milestone: %v", got)
+	if len(visible(t, eng, l.run)) == 0 {
+		t.Fatal("11 iterations of ~170 tokens did not outgrow a 2,000-token window")
+	}
+	folds := step(12, "Phase 1 completed: invoices summarised. Next comes the report.")
+	if len(folds) == 0 || folds[len(folds)-1] != "milestone L3-1-12" {
+		t.Fatalf("folds at the milestone: %v, want the chapter L3-1-12 last", folds)
 	}
 	c1 := blockOf(t, eng.Fold, l.run, "L3-1-12")
-	if c1.Title != "parser fixed" || c1.Trigger != fold.TriggerMilestone || c1.Level != fold.L3 || c1.First != 1 || c1.Last != 12 {
-		t.Errorf("first chapter: title %q trigger %q L%d %d-%d", c1.Title, c1.Trigger, c1.Level, c1.First, c1.Last)
+	if c1.Title != "invoices summarised" || c1.Trigger != fold.TriggerMilestone || !c1.Visible {
+		t.Errorf("first chapter: title %q trigger %q visible %v", c1.Title, c1.Trigger, c1.Visible)
 	}
 	if len(workingNumbers(t, eng, l.run)) != 0 {
 		t.Errorf("iterations still in full after the milestone: %v", workingNumbers(t, eng, l.run))
 	}
-
-	events = nil
-	for i := 13; i <= 20; i++ {
-		text := fmt.Sprintf("Add a cache for lookups, part %d.", i)
-		if i == 20 {
-			text = "Milestone: caching layer done."
+	var last []string
+	for i := 13; i <= 16; i++ {
+		text := fmt.Sprintf("Draft report section %d.", i)
+		if i == 16 {
+			text = "Milestone: report drafted."
 		}
-		l.quietIteration(text)
-		_, folds := feed(t, eng, l)
-		events = append(events, folds...)
+		last = step(i, text)
 	}
-	if want := []string{"milestone L2-13-20", "milestone L3-13-20"}; !reflect.DeepEqual(events, want) {
-		t.Fatalf("folds: %v, want %v", events, want)
-	}
-	if got := visible(t, eng, l.run); !reflect.DeepEqual(got, []string{"L3-1-12", "L3-13-20"}) {
-		t.Fatalf("visible blocks after the second milestone: %v", got)
-	}
-	c2 := blockOf(t, eng.Fold, l.run, "L3-13-20")
-	if c2.Title != "caching layer" || c2.Trigger != fold.TriggerMilestone || c2.First != 13 || c2.Last != 20 {
-		t.Errorf("second chapter: title %q trigger %q %d-%d", c2.Title, c2.Trigger, c2.First, c2.Last)
+	if len(last) == 0 || last[len(last)-1] != "milestone L3-13-16" {
+		t.Fatalf("folds at the second milestone: %v, want the chapter L3-13-16 last", last)
 	}
 	title, at, err := eng.Fold.Milestone(context.Background(), l.run)
-	if err != nil || title != "caching layer" || at != 20 {
+	if err != nil || title != "report drafted" || at != 16 {
 		t.Errorf("latest milestone: %q at %d (%v)", title, at, err)
 	}
 }

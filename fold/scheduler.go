@@ -30,6 +30,12 @@ type Scheduler struct {
 	// import, with the iterations done and the total to do.
 	OnProgress func(done, total int)
 
+	// MeasureEnds, if set, measures a run's Static and Dynamic partitions
+	// as the window renders them, so that the pressure the scheduler sees
+	// is the window that is rendered. Without it Static is counted from
+	// the run (up to the static cap) and Dynamic's share is reserved.
+	MeasureEnds func(ctx context.Context, run journal.Run) (Ends, error)
+
 	// staticKey and staticN remember the token count of the Static
 	// partition's text; a Scheduler is not safe for concurrent use.
 	staticKey string
@@ -45,6 +51,9 @@ type FoldEvent struct {
 	Trigger string `json:"trigger" db:"trigger"`
 	// At is the iteration after which the fold was made.
 	At int `json:"at" db:"created_iter"`
+	// Usage is the window's usage when the scheduler made the fold (see
+	// Block.Usage).
+	Usage float64 `json:"usage" db:"made_at_usage"`
 }
 
 // StepResult says what a Step did.
@@ -139,7 +148,7 @@ func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult,
 	if err != nil {
 		return res, err
 	}
-	res.Usage = u.ratio(s.Config)
+	res.Usage = u.ratio()
 	return res, nil
 }
 
@@ -206,7 +215,7 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 			return errAhead
 		}
 		renote := it.Number == fresh.Noted
-		n := makeNote(s.Tokenizer, it, toolsOK, s.Config.MaxOutputTokens)
+		n := makeNote(s.Tokenizer, it, toolsOK, s.Config.OutputCap())
 		if renote {
 			// Keep the block that covers it, and count its terms only once.
 			var prev struct {
@@ -252,7 +261,7 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 			fresh.Noted, fresh.NotedSeq = it.Number, lastSeq
 		}
 		if n.Milestone != "" && !renote {
-			fresh.PendingMilestone = n.Milestone
+			fresh.PendingMilestone, fresh.MilestoneDeclared = n.Milestone, false
 		}
 		if err := saveState(ctx, tx, fresh); err != nil {
 			return err

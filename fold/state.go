@@ -23,12 +23,15 @@ type state struct {
 	MilestoneTitle   string `db:"milestone_title"`
 	MilestoneIter    int    `db:"milestone_iter"`
 	PendingMilestone string `db:"pending_milestone"`
+	// MilestoneDeclared says a caller declared the pending milestone
+	// (DeclareMilestone) rather than a thought.
+	MilestoneDeclared bool `db:"milestone_declared"`
 }
 
 func loadState(ctx context.Context, q sqlx.QueryerContext, run string) (state, error) {
 	var st state
 	err := sqlx.GetContext(ctx, q, &st, `SELECT run_id, noted, noted_seq, tools_ok, last_interval, chapter_start, milestone_title,
-		milestone_iter, pending_milestone FROM fold_state WHERE run_id = ?`, run)
+		milestone_iter, pending_milestone, milestone_declared FROM fold_state WHERE run_id = ?`, run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return state{Run: run, ChapterStart: 1, ToolsOK: "[]"}, nil
 	}
@@ -40,8 +43,8 @@ func loadState(ctx context.Context, q sqlx.QueryerContext, run string) (state, e
 
 func saveState(ctx context.Context, tx *sqlx.Tx, st state) error {
 	_, err := tx.NamedExecContext(ctx, `INSERT OR REPLACE INTO fold_state (run_id, noted, noted_seq, tools_ok, last_interval, chapter_start,
-		milestone_title, milestone_iter, pending_milestone) VALUES (:run_id, :noted, :noted_seq, :tools_ok, :last_interval, :chapter_start,
-		:milestone_title, :milestone_iter, :pending_milestone)`, st)
+		milestone_title, milestone_iter, pending_milestone, milestone_declared) VALUES (:run_id, :noted, :noted_seq, :tools_ok, :last_interval,
+		:chapter_start, :milestone_title, :milestone_iter, :pending_milestone, :milestone_declared)`, st)
 	if err != nil {
 		return fmt.Errorf("save fold state of run %s: %w", st.Run, sqlitedb.Classify(err))
 	}
@@ -108,7 +111,8 @@ var ErrNothingToFold = errors.New("nothing to fold")
 
 // DeclareMilestone records a milestone the user (or agent) declared; the
 // next scheduler step folds everything since the previous milestone into a
-// chapter named title.
+// chapter named title, even while the window has room: the caller asked
+// for it.
 func (s *Store) DeclareMilestone(ctx context.Context, run journal.Run, title string) error {
 	if title == "" {
 		return errors.New("milestone: empty title")
@@ -121,7 +125,7 @@ func (s *Store) DeclareMilestone(ctx context.Context, run journal.Run, title str
 		if run.Iterations < st.ChapterStart {
 			return fmt.Errorf("%w: no iteration since the last milestone (%q at iteration %d)", ErrNothingToFold, st.MilestoneTitle, st.MilestoneIter)
 		}
-		st.PendingMilestone = title
+		st.PendingMilestone, st.MilestoneDeclared = title, true
 		if err := saveState(ctx, tx, st); err != nil {
 			return err
 		}

@@ -72,12 +72,13 @@ type blockRow struct {
 	LLMCompletion  int            `db:"llm_completion_tokens"`
 	SelfCheck      string         `db:"self_check"`
 	AwaitingLLM    bool           `db:"awaiting_llm"`
+	Usage          float64        `db:"made_at_usage"`
 }
 
 const blockColumns = `id, run_id, level, kind, first_iter, last_iter, visible, unfolded, parent, importance,
 	access_count, last_access_iter, error_count, change_count, tokens, trigger, summarizer, created_iter,
 	started_at, ended_at, created_at, title, outcome, keywords, entities, state_changes, errors, pinned, content,
-	llm_calls, llm_prompt_tokens, llm_completion_tokens, self_check, awaiting_llm`
+	llm_calls, llm_prompt_tokens, llm_completion_tokens, self_check, awaiting_llm, made_at_usage`
 
 func (r *blockRow) toBlock() *Block {
 	b := &Block{
@@ -86,7 +87,7 @@ func (r *blockRow) toBlock() *Block {
 		AccessCount: r.AccessCount, LastAccessIter: r.LastAccessIter, Tokens: r.Tokens,
 		Trigger: r.Trigger, Summarizer: r.Summarizer, CreatedIter: r.CreatedIter, CreatedAt: journal.ParseTimeText(r.CreatedAt),
 		Start: journal.ParseTimeText(r.StartedAt), End: journal.ParseTimeText(r.EndedAt),
-		Title: r.Title, Outcome: r.Outcome, Content: r.Content, SelfCheck: r.SelfCheck, AwaitingLLM: r.AwaitingLLM,
+		Title: r.Title, Outcome: r.Outcome, Content: r.Content, SelfCheck: r.SelfCheck, AwaitingLLM: r.AwaitingLLM, Usage: r.Usage,
 		LLM: LLMUsage{Calls: r.LLMCalls, PromptTokens: r.LLMPrompt, CompletionTokens: r.LLMCompletion},
 	}
 	b.Keywords = decodeStrings(r.Keywords)
@@ -110,7 +111,7 @@ func fromBlock(b *Block) *blockRow {
 		Keywords: encodeStrings(b.Keywords), Entities: encodeStrings(b.Entities),
 		StateChanges: encodeStrings(b.StateChanges), Errors: encodeStrings(b.Errors), Pinned: string(pinned),
 		LLMCalls: b.LLM.Calls, LLMPrompt: b.LLM.PromptTokens, LLMCompletion: b.LLM.CompletionTokens, SelfCheck: b.SelfCheck,
-		AwaitingLLM: b.AwaitingLLM,
+		AwaitingLLM: b.AwaitingLLM, Usage: b.Usage,
 	}
 }
 

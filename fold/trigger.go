@@ -11,33 +11,93 @@ import (
 	"github.com/delta-memory/delta-memory/journal"
 )
 
-// tally is the window's size if nothing more were folded, by partition.
+// Ends are the parts of a run's window the scheduler does not fold, in
+// tokens as the window renders them: Static (after the static cap cut it)
+// and Dynamic, with what Static needs uncut, which sets the layout
+// (Config.WithStatic).
+type Ends struct {
+	StaticNeed, Static, Dynamic int
+}
+
+// Rendering overheads the scheduler adds to the stored token counts, as
+// the window renders them: a partition's heading and blank line, the blank
+// line after each block or iteration, and the framing of the messages
+// form around Working.
+const (
+	headingTokens = 6
+	sectionTokens = 1
+	framingTokens = 16
+)
+
+// tally is the window's size if nothing more were folded, by partition,
+// as the window would render it. Once the run has outgrown its window (it
+// has blocks), the Retrieved partition's share is held for recalls, which
+// are made after the scheduler runs: a recall then takes room held for it
+// rather than pushing Working's oldest iterations out of the window, which
+// would change the window's prefix at every call while the recall lasts.
+// Before that, everything is in view and nothing is held.
 type tally struct {
-	static, longTerm, shortTerm, working int
+	static, dynamic, longTerm, shortTerm, working int
+	// cfg is the configuration laid out for Static's need.
+	cfg Config
 }
 
-// total counts the reserved Retrieved and Dynamic shares as used: they are
-// filled at render time, after the scheduler has run.
-func (t tally) total(c Config) int {
-	return t.static + t.longTerm + t.shortTerm + t.working + c.RetrievedBudget() + c.DynamicBudget()
+func (t tally) total() int {
+	n := t.static + t.dynamic + t.longTerm + t.shortTerm + t.working
+	if t.folded() {
+		n += t.cfg.RetrievedBudget()
+	}
+	return n
 }
 
-func (t tally) ratio(c Config) float64 { return float64(t.total(c)) / float64(c.Budget) }
+// ratio is the usage the thresholds compare: the window over the room.
+func (t tally) ratio() float64 { return float64(t.total()) / float64(t.cfg.Room()) }
+
+// folded says whether the run's window holds any block: whether its raw
+// history has ever outgrown the window.
+func (t tally) folded() bool { return t.longTerm+t.shortTerm > 0 }
 
 // usage measures the window of a run from stored token counts: the visible
-// blocks and the iterations shown in full.
+// blocks and the iterations shown in full (in the larger of their two
+// forms), and the ends as the window renders them.
 func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 	var t tally
-	t.static = s.staticTokens(run)
-	err := s.Store.db.Read.QueryRowxContext(ctx, `SELECT
+	ends, err := s.ends(ctx, run)
+	if err != nil {
+		return t, err
+	}
+	t.static, t.dynamic, t.cfg = ends.Static, ends.Dynamic, s.Config.WithStatic(ends.StaticNeed)
+	var long, short, work, nLong, nShort, nWork int
+	err = s.Store.db.Read.QueryRowxContext(ctx, `SELECT
 		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level >= 3), 0),
+		(SELECT COUNT(*) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level >= 3),
 		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level <= 2), 0),
-		COALESCE((SELECT SUM(l0_tokens) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL), 0)`, run.ID).
-		Scan(&t.longTerm, &t.shortTerm, &t.working)
+		(SELECT COUNT(*) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level <= 2),
+		COALESCE((SELECT SUM(MAX(l0_tokens, msg_tokens)) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL), 0),
+		(SELECT COUNT(*) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL)`, run.ID).
+		Scan(&long, &nLong, &short, &nShort, &work, &nWork)
 	if err != nil {
 		return t, fmt.Errorf("measure window: %w", sqlitedb.Classify(err))
 	}
+	part := func(tokens, n, extra int) int {
+		if n == 0 {
+			return 0
+		}
+		return headingTokens + tokens + n*sectionTokens + extra
+	}
+	t.longTerm, t.shortTerm, t.working = part(long, nLong, 0), part(short, nShort, 0), part(work, nWork, framingTokens)
 	return t, nil
+}
+
+// ends measures Static and Dynamic with the MeasureEnds hook, or, without
+// one, counts Static from the run and reserves Dynamic's share.
+func (s *Scheduler) ends(ctx context.Context, run journal.Run) (Ends, error) {
+	if s.MeasureEnds != nil {
+		return s.MeasureEnds(ctx, run)
+	}
+	need := s.staticTokens(run)
+	c := s.Config.WithStatic(need)
+	return Ends{StaticNeed: need, Static: min(need, c.StaticBudget()), Dynamic: c.DynamicBudget()}, nil
 }
 
 // decide applies the triggers after iteration run.Iterations was noted.
@@ -46,32 +106,45 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) error {
 	now := run.Iterations
 
-	// Milestone: everything since the previous milestone becomes a chapter.
-	// The chapter and the state that closes it commit together.
-	if st.PendingMilestone != "" {
-		title := st.PendingMilestone
-		first := min(st.ChapterStart, now)
-		_, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title,
-			After: func(tx *sqlx.Tx) error {
-				return mutateStateTx(ctx, tx, st, func(fresh *state) {
-					fresh.ChapterStart, fresh.MilestoneTitle, fresh.MilestoneIter, fresh.LastInterval = now+1, title, now, now
-					if fresh.PendingMilestone == title {
-						fresh.PendingMilestone = ""
-					}
-				})
-			}})
-		if errors.Is(err, ErrFoldRace) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("milestone fold of iterations %d-%d: %w", first, now, err)
-		}
-	}
-
 	u, err := s.usage(ctx, run)
 	if err != nil {
 		return err
 	}
+	c := s.Config
+	// Milestone: everything since the previous milestone becomes a chapter.
+	// The chapter and the state that closes it commit together. While the
+	// run's whole history still fits the window, the chapter is closed in
+	// the state only: folding it would take detail out of a window that has
+	// room for it. Its iterations fold later, under pressure, like others.
+	// A milestone a caller declared folds at once: the caller asked for it.
+	if st.PendingMilestone != "" {
+		title := st.PendingMilestone
+		first := min(st.ChapterStart, now)
+		closeChapter := func(fresh *state) {
+			fresh.ChapterStart, fresh.MilestoneTitle, fresh.MilestoneIter, fresh.LastInterval = now+1, title, now, now
+			if fresh.PendingMilestone == title {
+				fresh.PendingMilestone, fresh.MilestoneDeclared = "", false
+			}
+		}
+		if !st.MilestoneDeclared && !u.folded() && u.ratio() <= c.PressureHigh {
+			if err := s.mutateState(ctx, st, closeChapter); err != nil {
+				return err
+			}
+		} else {
+			_, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title, Usage: u.ratio(),
+				After: func(tx *sqlx.Tx) error { return mutateStateTx(ctx, tx, st, closeChapter) }})
+			if errors.Is(err, ErrFoldRace) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("milestone fold of iterations %d-%d: %w", first, now, err)
+			}
+			if u, err = s.usage(ctx, run); err != nil {
+				return err
+			}
+		}
+	}
+
 	// apply measures the window again when a trigger folded something; most
 	// iterations fold nothing and measure it once.
 	apply := func(bs []*Block, err error) error {
@@ -86,20 +159,24 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		}
 		return err
 	}
-	c := s.Config
-	// Interval: fold what is older than the newest KeepRecent, more often as
-	// the window fills.
+	target := int(c.PressureLow * float64(u.cfg.Room()))
+	// Interval: more often as the window fills, fold the oldest iterations
+	// past the newest KeepRecent down to PressureLow. It never folds while
+	// the run's whole history still fits (no block yet: folding then would
+	// only empty the window), nor below PressureLow.
 	every := c.IntervalCalm
-	switch r := u.ratio(c); {
+	switch r := u.ratio(); {
 	case r > c.PressureHigh:
 		every = c.IntervalPressed
 	case r >= c.IntervalBusyAt:
 		every = c.IntervalBusy
 	}
 	if now-st.LastInterval >= every {
-		bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, -1)
-		if err := apply(bs, err); err != nil {
-			return err
+		if excess := u.total() - target; u.folded() && excess > 0 {
+			bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, excess, u.ratio())
+			if err := apply(bs, err); err != nil {
+				return err
+			}
 		}
 		if err := s.mutateState(ctx, st, func(fresh *state) { fresh.LastInterval = now }); err != nil {
 			return err
@@ -108,18 +185,17 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 
 	// Pressure, with hysteresis: over High fold down to Low. Over Urgent,
 	// fold at once and coarsest first: cascades before more L2 blocks.
-	if u.ratio(c) > c.PressureHigh {
+	if u.ratio() > c.PressureHigh {
 		level, keep := L1, c.KeepRecent
-		if u.ratio(c) > c.PressureUrgent {
+		if u.ratio() > c.PressureUrgent {
 			level, keep = L2, 1
-			bs, err := s.cascade(ctx, run, st.ChapterStart)
+			bs, err := s.cascade(ctx, run, st.ChapterStart, u)
 			if err := apply(bs, err); err != nil {
 				return err
 			}
 		}
-		target := int(c.PressureLow * float64(c.Budget))
-		if excess := u.total(c) - target; excess > 0 {
-			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess)
+		if excess := u.total() - target; excess > 0 {
+			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess, u.ratio())
 			if err := apply(bs, err); err != nil {
 				return err
 			}
@@ -129,16 +205,16 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		// to fold. Fold past KeepRecent then, keeping the newest iteration,
 		// as the pressure rule asks (fold until usage <= Low). keep > 1 means
 		// the milder, non-urgent case.
-		if keep > 1 && u.ratio(c) > c.PressureHigh {
-			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total(c)-target)
+		if keep > 1 && u.ratio() > c.PressureHigh {
+			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total()-target, u.ratio())
 			if err := apply(bs, err); err != nil {
 				return err
 			}
 		}
 	}
 
-	if u.shortTerm > c.ShortTermBudget() || u.longTerm > c.LongTermBudget() {
-		bs, err := s.cascade(ctx, run, st.ChapterStart)
+	if u.shortTerm > u.cfg.ShortTermBudget() || u.longTerm > u.cfg.LongTermBudget() {
+		bs, err := s.cascade(ctx, run, st.ChapterStart, u)
 		if err := apply(bs, err); err != nil {
 			return err
 		}
@@ -160,7 +236,7 @@ func (s *Scheduler) staticTokens(run journal.Run) int {
 // upTo, into blocks of at most Chunk iterations at a level. With excess >= 0
 // it stops once the folds have saved that many tokens; with excess < 0 it
 // folds everything up to upTo.
-func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level int, trigger string, excess int) ([]*Block, error) {
+func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level int, trigger string, excess int, usage float64) ([]*Block, error) {
 	if upTo < 1 {
 		return nil, nil
 	}
@@ -183,13 +259,16 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 		var batch []FoldOptions
 		var sizes []int
 		for planned := 0; i < len(rows) && (excess < 0 || planned < excess-saved); {
-			// A chunk is a run of consecutive iterations, at most Chunk long.
+			// A chunk is a run of consecutive iterations, at most Chunk long,
+			// and no longer than what is left to save needs: folding more
+			// would only empty the window.
 			j, tokens := i, 0
-			for j < len(rows) && j-i < s.Config.Chunk && rows[j].Number == rows[i].Number+(j-i) {
+			for j < len(rows) && j-i < s.Config.Chunk && rows[j].Number == rows[i].Number+(j-i) &&
+				(excess < 0 || tokens < excess-saved-planned) {
 				tokens += rows[j].Tokens
 				j++
 			}
-			batch = append(batch, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger})
+			batch = append(batch, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger, Usage: usage})
 			sizes = append(sizes, tokens)
 			planned += tokens
 			i = j
@@ -214,14 +293,15 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 // Long-term merges never mix blocks that end before chapterStart (the first
 // iteration after the latest milestone) with newer ones, so that a phase
 // never straddles the chapter the next milestone will make.
-func (s *Scheduler) cascade(ctx context.Context, run journal.Run, chapterStart int) ([]*Block, error) {
+func (s *Scheduler) cascade(ctx context.Context, run journal.Run, chapterStart int, u tally) ([]*Block, error) {
+	layout := u.cfg
 	var out []*Block
 	for _, p := range []struct {
 		minLevel, maxLevel, to int
 		budget                 int
 	}{
-		{L1, L2, L3, s.Config.ShortTermBudget()},
-		{L3, L4, L4, s.Config.LongTermBudget()},
+		{L1, L2, L3, layout.ShortTermBudget()},
+		{L3, L4, L4, layout.LongTermBudget()},
 	} {
 		for guard := 0; guard < 64; guard++ {
 			blocks, err := s.Store.queryBlocks(ctx, s.Store.db.Read,
@@ -254,7 +334,7 @@ func (s *Scheduler) cascade(ctx context.Context, run journal.Run, chapterStart i
 			if len(group) == 1 && group[0].Level == p.to {
 				break // a lone block at the target level cannot shrink further
 			}
-			b, err := s.Fold(ctx, run, FoldOptions{First: group[0].First, Last: group[len(group)-1].Last, Level: p.to, Trigger: TriggerCascade})
+			b, err := s.Fold(ctx, run, FoldOptions{First: group[0].First, Last: group[len(group)-1].Last, Level: p.to, Trigger: TriggerCascade, Usage: u.ratio()})
 			if err != nil {
 				return out, err
 			}

@@ -3,7 +3,6 @@ package fold_test
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -74,10 +73,13 @@ func TestPressureTrigger(t *testing.T) {
 		if step.Usage > cfg.PressureHigh {
 			t.Errorf("iteration %d: usage %.2f after the step, over PressureHigh %.2f (folds %+v)", i, step.Usage, cfg.PressureHigh, step.Folds)
 		}
-		if folded && step.Usage > cfg.PressureLow {
-			t.Errorf("iteration %d: a pressure fold left usage at %.2f, over PressureLow %.2f", i, step.Usage, cfg.PressureLow)
+		w := workingNumbers(t, eng, l.run)
+		// A pressure fold goes down to PressureLow, unless only the newest
+		// KeepRecent iterations are left to fold.
+		if folded && step.Usage > cfg.PressureLow && len(w) > cfg.KeepRecent {
+			t.Errorf("iteration %d: a pressure fold left usage at %.2f, over PressureLow %.2f, with %d iterations in full", i, step.Usage, cfg.PressureLow, len(w))
 		}
-		if w := workingNumbers(t, eng, l.run); len(w) == 0 || w[len(w)-1] != i {
+		if len(w) == 0 || w[len(w)-1] != i {
 			t.Fatalf("iteration %d: the newest iteration is not in full: working %v", i, w)
 		}
 	}
@@ -99,45 +101,65 @@ func TestPressureTrigger(t *testing.T) {
 	}
 }
 
-// Interval: with room to spare, a fold still happens every IntervalCalm
-// iterations, and leaves the newest KeepRecent iterations in full.
-func TestIntervalTrigger(t *testing.T) {
+// Interval: while the run's whole history fits its window, no interval
+// comes: folding then would only empty the window.
+func TestIntervalWaitsWhileHistoryFits(t *testing.T) {
 	t.Parallel()
-	eng := openEngine(t, 128000, func(e *memory.Engine) { e.Config.IntervalCalm = 10 })
-	keep := eng.Config.KeepRecent
+	eng := openEngine(t, 128000, func(e *memory.Engine) { e.Config.IntervalCalm, e.Config.IntervalBusy = 5, 5 })
 	l := newDeltaLog("interval", "Read the modules.")
-	var events []string
-	for i := 1; i <= 10+keep; i++ {
+	for i := 1; i <= 40; i++ {
 		l.quietIteration(fmt.Sprintf("Read module %d.", i))
-		_, folds := feed(t, eng, l)
-		events = append(events, folds...)
-		if i == 9 && len(events) > 0 {
-			t.Fatalf("fold before the interval: %v", events)
+		if _, folds := feed(t, eng, l); len(folds) > 0 {
+			t.Fatalf("iteration %d: folds %v with the whole history in the window", i, folds)
 		}
 	}
-	if want := []string{"interval L2-1-5"}; !reflect.DeepEqual(events, want) {
-		t.Fatalf("folds after %d iterations: %v, want %v", 10+keep, events, want)
+}
+
+// Interval: once the history has outgrown the window, an interval fold
+// comes every IntervalBusy iterations while usage is over PressureLow, and
+// folds the oldest iterations down to it, never further, leaving the newest
+// KeepRecent iterations in full.
+func TestIntervalTrigger(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng := openEngine(t, 2000, func(e *memory.Engine) { e.Config.IntervalBusy, e.Config.IntervalBusyAt = 4, 0.1 })
+	cfg := eng.Config
+	l := newDeltaLog("interval", "Summarise the invoices.")
+	intervals, pressured := 0, false
+	for i := 1; i <= 40; i++ {
+		l.think(fmt.Sprintf("Read invoice batch %d.", i), okCall("read_file", map[string]any{"path": fmt.Sprintf("data/batch%d.csv", i)}, invoices(i, 3)))
+		if _, err := eng.Journal.Append(ctx, l.run, journal.FormatDelta, l.take()); err != nil {
+			t.Fatal(err)
+		}
+		before := workingNumbers(t, eng, l.run)
+		step, err := eng.Scheduler.Step(ctx, l.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range step.Folds {
+			switch f.Trigger {
+			case fold.TriggerPressure:
+				pressured = true
+			case fold.TriggerInterval:
+				intervals++
+				if !pressured {
+					t.Fatalf("iteration %d: interval fold %+v before the history outgrew the window", i, f)
+				}
+				if f.Last > i-cfg.KeepRecent {
+					t.Errorf("iteration %d: interval fold %+v reaches into the newest %d iterations", i, f, cfg.KeepRecent)
+				}
+			}
+		}
+		if n := len(step.Folds); n > 0 && step.Folds[n-1].Trigger == fold.TriggerInterval {
+			// Folding one iteration fewer would have left usage over Low:
+			// the fold went no further than needed.
+			after := workingNumbers(t, eng, l.run)
+			if step.Usage > cfg.PressureLow && len(after) > cfg.KeepRecent || len(after) < len(before)-cfg.Chunk {
+				t.Errorf("iteration %d: interval fold left usage %.2f (low %.2f), working %v → %v", i, step.Usage, cfg.PressureLow, before, after)
+			}
+		}
 	}
-	b, err := eng.Fold.Block(context.Background(), l.run, "L2-1-5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.Trigger != fold.TriggerInterval || b.First != 1 || b.Last != 10-keep || !b.Visible || b.CreatedIter != 10 {
-		t.Errorf("interval block: %+v", b)
-	}
-	if got := workingNumbers(t, eng, l.run); !reflect.DeepEqual(got, span(10-keep+1, 10+keep)) {
-		t.Errorf("working after %d iterations: %v", 10+keep, got)
-	}
-	// The next interval, ten iterations later, folds what has aged since.
-	for i := 10 + keep + 1; i <= 20; i++ {
-		l.quietIteration(fmt.Sprintf("Read module %d.", i))
-		_, folds := feed(t, eng, l)
-		events = append(events, folds...)
-	}
-	if want := []string{"interval L2-1-5", "interval L2-6-15"}; !reflect.DeepEqual(events, want) {
-		t.Fatalf("folds after 20 iterations: %v, want %v", events, want)
-	}
-	if got := workingNumbers(t, eng, l.run); !reflect.DeepEqual(got, span(20-keep+1, 20)) {
-		t.Errorf("working after 20 iterations: %v", got)
+	if intervals == 0 {
+		t.Fatal("no interval fold in 40 iterations after the history outgrew a 2,000-token window")
 	}
 }

@@ -44,7 +44,7 @@ func TestBestFoldedKeepsEachIterationsCoverage(t *testing.T) {
 			rows = append(rows, mentionRow{entity: e, names: len(acts), iteration: n})
 		}
 		for _, e := range changed {
-			rows = append(rows, mentionRow{entity: e, changed: true, names: len(changed), iteration: n})
+			rows = append(rows, mentionRow{entity: e, kind: mentionChanged, names: len(changed), iteration: n})
 		}
 	}
 	add(3, []string{"x.go"}, []string{"x.go"})

@@ -39,6 +39,8 @@ type document struct {
 	ids     []string
 	acts    []string
 	changed []string
+	// shown are the entities only its outputs name (mentionShown).
+	shown []string
 }
 
 func (d *document) fields() map[string]any {
@@ -89,9 +91,11 @@ func iterationDoc(it *journal.Iteration) document {
 	n := readNames(it, &text, &named)
 	d.failed, d.acts, d.changed = n.failed, n.acts, n.changed
 	d.ids = d.acts
-	for _, e := range entityIDs(named.String()) {
+	out := entityIDs(named.String())
+	for _, e := range out {
 		d.ids = appendEntity(d.ids, e)
 	}
+	d.shown = shownOnly(d.acts, out)
 	d.text = text.String() + partsText(d.ids)
 	return d
 }
@@ -103,13 +107,30 @@ type iterationNames struct {
 	// modified, moved or deleted.
 	acts    []string
 	changed []string
-	failed  bool
+	// shown are the entities its tool outputs name and its acts do not.
+	shown  []string
+	failed bool
+}
+
+// shownOnly returns the entities of out that acts does not hold, at most
+// maxShown of them.
+func shownOnly(acts, out []string) []string {
+	var shown []string
+	for _, e := range out {
+		if len(shown) == maxShown {
+			break
+		}
+		if !slices.Contains(acts, e) {
+			shown = append(shown, e)
+		}
+	}
+	return shown
 }
 
 // readNames reads what an iteration names. text, if not nil, receives the
-// document's text (without the entities spelled as words), and named the
-// parts of its outputs whose entities the document also holds: the
-// mentions need neither, and skip the cost of the outputs.
+// document's text (without the entities spelled as words); named, if not
+// nil, the parts of its outputs whose entities the document also holds
+// and the mentions keep as shown.
 func readNames(it *journal.Iteration, text, named *strings.Builder) iterationNames {
 	var n iterationNames
 	var acts strings.Builder
@@ -137,6 +158,8 @@ func readNames(it *journal.Iteration, text, named *strings.Builder) iterationNam
 			text.WriteString(line)
 			text.WriteString(excerpt(out, outputHead, outputTail))
 			text.WriteByte('\n')
+		}
+		if named != nil {
 			named.WriteString(excerpt(out, entityScan, entityScan))
 			named.WriteByte('\n')
 		}

@@ -109,10 +109,10 @@ func (r *Recaller) errorRecalls(ctx context.Context, run string, it *journal.Ite
 // say changed an entity, else those that named it, best first.
 func (r *Recaller) mentionCandidates(ctx context.Context, run string, n named, before int) ([]errorCandidate, error) {
 	w := weightChanged
-	hits, err := r.store.mentionHits(ctx, run, n.term, true, before, 4)
+	hits, err := r.store.mentionHits(ctx, run, n.term, mentionChanged, before, 4)
 	if err == nil && len(hits) == 0 {
 		w = weightNamed
-		hits, err = r.store.mentionHits(ctx, run, n.term, false, before, 4)
+		hits, err = r.store.mentionHits(ctx, run, n.term, mentionActed, before, 4)
 	}
 	if err != nil {
 		return nil, err

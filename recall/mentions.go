@@ -24,10 +24,24 @@ import (
 // mentionChunk is how many iterations one transaction of mentions covers.
 const mentionChunk = 1024
 
+// What a mention row says of its entity: the iteration named it in its
+// thought, actions or errors (mentionActed), changed it (mentionChanged),
+// or only showed it in a tool output (mentionShown). The mentions table
+// stores the kind in its changed column.
+const (
+	mentionActed   = 0
+	mentionChanged = 1
+	mentionShown   = 2
+)
+
+// maxShown bounds the output entities one iteration adds to the mentions:
+// a listing can name hundreds, and the first ones are what it showed first.
+const maxShown = 24
+
 // mentionRow is one entity of one list of an iteration.
 type mentionRow struct {
 	entity    string
-	changed   bool
+	kind      int
 	names     int
 	iteration int
 	failed    bool
@@ -37,10 +51,13 @@ type mentionRow struct {
 // table.
 func mentionRows(number int, n iterationNames) (rows []mentionRow) {
 	for _, e := range n.acts {
-		rows = append(rows, mentionRow{entity: e, names: len(n.acts), iteration: number, failed: n.failed})
+		rows = append(rows, mentionRow{entity: e, kind: mentionActed, names: len(n.acts), iteration: number, failed: n.failed})
 	}
 	for _, e := range n.changed {
-		rows = append(rows, mentionRow{entity: e, changed: true, names: len(n.changed), iteration: number, failed: n.failed})
+		rows = append(rows, mentionRow{entity: e, kind: mentionChanged, names: len(n.changed), iteration: number, failed: n.failed})
+	}
+	for _, e := range n.shown {
+		rows = append(rows, mentionRow{entity: e, kind: mentionShown, names: len(n.shown), iteration: number, failed: n.failed})
 	}
 	return rows
 }
@@ -60,7 +77,7 @@ func (b *mentionBatch) save(ctx context.Context, s *store, run string, after, to
 	// In the table's order, so that the inserts of a transaction touch
 	// neighbouring pages.
 	slices.SortFunc(b.rows, func(x, y mentionRow) int {
-		return cmp.Or(strings.Compare(x.entity, y.entity), cmp.Compare(flag(x.changed), flag(y.changed)),
+		return cmp.Or(strings.Compare(x.entity, y.entity), cmp.Compare(x.kind, y.kind),
 			cmp.Compare(x.names, y.names), cmp.Compare(y.iteration, x.iteration))
 	})
 	return s.saveMentions(ctx, run, after, to, b.rows)
@@ -80,7 +97,10 @@ func (r *Recaller) mention(ctx context.Context, run journal.Run, done int) error
 		}
 		var b mentionBatch
 		for _, it := range its {
-			b.add(it.Number, readNames(it, nil, nil))
+			var named strings.Builder
+			n := readNames(it, nil, &named)
+			n.shown = shownOnly(n.acts, entityIDs(named.String()))
+			b.add(it.Number, n)
 		}
 		if err := b.save(ctx, &r.store, run.ID, from-1, to); err != nil {
 			return err
@@ -115,7 +135,7 @@ func (s *store) saveMentions(ctx context.Context, run string, after, to int, row
 				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", k), ", ")
 			args := make([]any, 0, 6*k)
 			for _, m := range rows[:k] {
-				args = append(args, run, m.entity, flag(m.changed), m.names, m.iteration, flag(m.failed))
+				args = append(args, run, m.entity, m.kind, m.names, m.iteration, flag(m.failed))
 			}
 			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return fmt.Errorf("save mentions of run %s: %w", run, err)
@@ -129,7 +149,7 @@ func (s *store) saveMentions(ctx context.Context, run string, after, to int, row
 // mentionHits returns the iterations before `before` whose list (the
 // entities they changed, or those they named) holds term, best first:
 // fewest names, then newest. At most limit.
-func (s *store) mentionHits(ctx context.Context, run, term string, changed bool, before, limit int) ([]Hit, error) {
+func (s *store) mentionHits(ctx context.Context, run, term string, kind, before, limit int) ([]Hit, error) {
 	var rows []struct {
 		Iteration int  `db:"iteration"`
 		Names     int  `db:"names"`
@@ -137,7 +157,7 @@ func (s *store) mentionHits(ctx context.Context, run, term string, changed bool,
 	}
 	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT iteration, names, failed FROM mentions
 		WHERE run_id = ? AND entity = ? AND changed = ? AND iteration < ?
-		ORDER BY names, iteration DESC LIMIT ?`, run, term, flag(changed), before, limit); err != nil {
+		ORDER BY names, iteration DESC LIMIT ?`, run, term, kind, before, limit); err != nil {
 		return nil, fmt.Errorf("look up %q in run %s: %w", term, run, err)
 	}
 	hits := make([]Hit, len(rows))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -112,14 +113,19 @@ func TestMentionLookupsRank(t *testing.T) {
 		iteration, names int
 		failed           bool
 	}
-	ref := map[string][]list{} // "0 entity" (named) or "1 entity" (changed)
+	ref := map[string][]list{} // "0 entity" (named), "1 entity" (changed), "2 entity" (shown)
 	for _, it := range its {
-		n := readNames(it, nil, nil)
+		var named strings.Builder
+		n := readNames(it, nil, &named)
 		for _, e := range n.acts {
 			ref["0 "+e] = append(ref["0 "+e], list{it.Number, len(n.acts), n.failed})
 		}
 		for _, e := range n.changed {
 			ref["1 "+e] = append(ref["1 "+e], list{it.Number, len(n.changed), n.failed})
+		}
+		shown := shownOnly(n.acts, entityIDs(named.String()))
+		for _, e := range shown {
+			ref["2 "+e] = append(ref["2 "+e], list{it.Number, len(shown), n.failed})
 		}
 	}
 	if len(ref) < 50 {
@@ -127,7 +133,7 @@ func TestMentionLookupsRank(t *testing.T) {
 	}
 	compared := 0
 	for key, lists := range ref {
-		changed, term := key[0] == '1', key[2:]
+		changed, term := int(key[0]-'0'), key[2:]
 		for _, before := range []int{run.Iterations / 3, run.Iterations / 2, run.Iterations} {
 			var want []list
 			for _, l := range lists {

@@ -28,11 +28,14 @@ func Strength(specificity, importance float64, changed, failed bool) float64 {
 	return specificity * (0.3 + 0.7*min(w, 1))
 }
 
-// named is an entity an iteration names, with its index term.
+// named is an entity an iteration names, with its index term. acted says
+// the iteration's tool calls name it in their arguments: the step acts on
+// it again.
 type named struct {
 	value string
 	term  string
 	spec  float64
+	acted bool
 }
 
 // namedEntities returns the specific entities of text, most specific
@@ -162,6 +165,15 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 		b.WriteString(it.Calls[i].Command)
 	}
 	names := namedEntities(b.String(), maxNamed)
+	for i := range names {
+		for k := range it.Calls {
+			if slices.ContainsFunc(namedEntities(scoring.ArgText(it.Calls[k].Args)+"\n"+it.Calls[k].Command, maxNamed),
+				func(a named) bool { return a.term == names[i].term }) {
+				names[i].acted = true
+				break
+			}
+		}
+	}
 
 	// A recall named again lives on.
 	active, err := r.store.active(ctx, r.store.db.Read, run, it.Number)
@@ -253,22 +265,29 @@ type coverage struct {
 	folded     bool
 }
 
+// Worth of a revisit and discount of a hit only an output showed, for
+// Strength: a step that acts again on an entity an earlier, folded step
+// acted on (opened, searched, called) needs what that step saw, however
+// unimportant its block; an iteration whose output only listed the
+// entity explains it less than one that acted on it.
+const (
+	revisitWorth  = 0.9
+	shownDiscount = 0.9
+)
+
 // bestFolded finds the folded iteration before now that best explains an
 // entity: one that changed it, else one that failed on it, else the most
-// recent mention, and scores it with Strength. covered keeps the coverage
-// of the iterations looked at, for the next entity.
+// recent that acted on it, else one whose output showed it, and scores it
+// with Strength. covered keeps the coverage of the iterations looked at,
+// for the next entity.
 func (r *Recaller) bestFolded(ctx context.Context, run string, now int, n named, limit int, covered map[int]coverage) (Recall, error) {
 	var best Recall
-	changed, err := r.store.mentionHits(ctx, run, n.term, true, now, limit)
-	if err != nil {
-		return best, err
-	}
-	mentions, err := r.store.mentionHits(ctx, run, n.term, false, now, limit)
-	if err != nil {
-		return best, err
-	}
 	seen := map[int]bool{}
-	for i, group := range [][]Hit{changed, mentions} {
+	for _, kind := range []int{mentionChanged, mentionActed, mentionShown} {
+		group, err := r.store.mentionHits(ctx, run, n.term, kind, now, limit)
+		if err != nil {
+			return best, err
+		}
 		for _, h := range group {
 			if seen[h.First] {
 				continue
@@ -286,7 +305,14 @@ func (r *Recaller) bestFolded(ctx context.Context, run string, now int, n named,
 			if !cov.folded {
 				continue
 			}
-			s := Strength(n.spec, cov.importance, i == 0, h.Failed)
+			worth := cov.importance
+			if n.acted {
+				worth = max(worth, revisitWorth)
+			}
+			s := Strength(n.spec, worth, kind == mentionChanged, h.Failed)
+			if kind == mentionShown {
+				s *= shownDiscount
+			}
 			if s > best.Score || s == best.Score && h.Last > best.Last {
 				best = Recall{First: h.First, Last: h.Last, Reason: ReasonImplicit, Query: n.value, Score: round3(s)}
 			}

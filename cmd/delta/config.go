@@ -91,6 +91,8 @@ func markSources(n *yaml.Node, prefix string, st memory.Settings, budgetFlag boo
 			k.LineComment = file
 		case path == "shares.working" && st.File.Shares.Working != memory.DefaultFileConfig().Shares.Working:
 			k.LineComment = "lowered from the default so that the shares add up to 1"
+		case path == "max_output_tokens" && st.File.MaxOutputTokens == 0:
+			k.LineComment = fmt.Sprintf("0: scaled with the budget, %d tokens at %d", st.Fold.OutputCap(), st.Fold.Budget)
 		}
 		// Flags and environment variables set the llm section as often as
 		// the file does: it shows the result, unmarked.

@@ -38,8 +38,8 @@ func TestConfigMergesOverDefaults(t *testing.T) {
 			t.Errorf("shares.%s = %v, want %v", k, got.Settings.Shares[k], v)
 		}
 	}
-	if p := got.Settings.Pressure; p["high"] != 0.85 || p["low"] != 0.6 || p["urgent"] != 0.9 {
-		t.Errorf("pressure %v, want high 0.85, low 0.6, urgent 0.9", p)
+	if p := got.Settings.Pressure; p["high"] != 0.85 || p["low"] != 0.6 || p["urgent"] != 1.25 {
+		t.Errorf("pressure %v, want high 0.85, low 0.6, urgent 1.25", p)
 	}
 	if got.File != filepath.Join(b.dir, "memory.yaml") || strings.Join(got.Set, ",") != "pressure.high,shares.static" {
 		t.Errorf("file %q set %v", got.File, got.Set)
@@ -88,7 +88,7 @@ func TestConfigErrorsNameTheFile(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"shares: {statc: 0.2}\n", "unknown key shares.statc"},
 		{"recall:\n  ttl: 4\n  tll: 5\n", "unknown key recall.tll"},
-		{"pressure: {low: 0.9}\n", "low (0.90) < high (0.80)"},
+		{"pressure: {low: 1.1}\n", "low (1.10) < high (1.00)"},
 	} {
 		b := setup(t)
 		file := b.write(t, "memory.yaml", tc.text)

@@ -100,6 +100,9 @@ func printGlance(w io.Writer, g glance, p palette) {
 	}
 	fmt.Fprintf(w, "  folds %s   recalls %s\n", countsLine(g.totals.Folds, "pressure", "interval", "milestone", "cascade", "manual"),
 		countsLine(g.recalls, "explicit", "implicit", "error"))
+	if line := roomLine(g.totals.WithRoom); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if !g.llm.IsZero() {
 		fmt.Fprintf(w, "  llm %s calls, %s prompt + %s completion tokens; %s fell back to extractive; %s amended by the self-check\n",
 			simulate.Thousands(g.llm.Calls), simulate.Thousands(g.llm.PromptTokens), simulate.Thousands(g.llm.CompletionTokens),
@@ -168,6 +171,42 @@ func printPartitions(w io.Writer, cx *window.Context, p palette) {
 		name, note = "memory file", fmt.Sprintf("   (the %d newest iterations not included)", cx.Native)
 	}
 	fmt.Fprintf(w, "  %-11s %s %7s / %s%s\n", name, p.bar(cx.Tokens, cx.Budget, 24), simulate.Thousands(cx.Tokens), simulate.Thousands(cx.Budget), note)
+	if line := staticLine(cx); line != "" {
+		fmt.Fprintln(w, p.dim(line))
+	}
+}
+
+// staticLine says how the window was laid out when the system prompt and
+// task need more than Static's share, "" when they fit it.
+func staticLine(cx *window.Context) string {
+	if len(cx.Partitions) == 0 || cx.Partitions[0].Name != window.Static || cx.Shares.Static <= cx.StaticShare || cx.StaticShare >= 1 {
+		return ""
+	}
+	pct := func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+	shrink := pct((1 - cx.Shares.Static) / (1 - cx.StaticShare))
+	if got := cx.Partitions[0].Budget; cx.StaticNeed > got {
+		return fmt.Sprintf("  static needs %s tokens, more than its cap of %s of the budget: it is cut to %s, the system prompt first, and the other shares shrink to %s of theirs",
+			simulate.Thousands(cx.StaticNeed), pct(cx.Shares.Static), simulate.Thousands(got), shrink)
+	}
+	return fmt.Sprintf("  static needs %s tokens, more than its %s share: it takes %s of the budget, and the other shares shrink to %s of theirs",
+		simulate.Thousands(cx.StaticNeed), pct(cx.StaticShare), pct(cx.Shares.Static), shrink)
+}
+
+// roomLine says which folds the scheduler made while the window still had
+// room, and why; "" when none did.
+func roomLine(by map[string]int) string {
+	if len(by) == 0 {
+		return ""
+	}
+	var parts []string
+	n := 0
+	for _, t := range []string{fold.TriggerMilestone, fold.TriggerInterval, fold.TriggerPressure} {
+		if by[t] > 0 {
+			n += by[t]
+			parts = append(parts, fmt.Sprintf("%s %s: %s", t, simulate.Thousands(by[t]), fold.RoomReasons[t]))
+		}
+	}
+	return fmt.Sprintf("  folded while the window had room: %s (%s)", simulate.Thousands(n), strings.Join(parts, "; "))
 }
 
 func printVisibleBlocks(w io.Writer, bs []*fold.Block, p palette) {

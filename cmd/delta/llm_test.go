@@ -110,7 +110,8 @@ func TestImportWithLLMSummarizer(t *testing.T) {
 	b.env["OPENAI_BASE_URL"] = srv.BaseURL()
 	b.env["OPENAI_API_KEY"] = "sk-e2e"
 	j := b.synthJournal(t, 120)
-	out, errOut, code := b.run(t, ctx, "memory", "import", "--db", b.db, "--summarizer", "llm", "--model", "tiny-model", "--verify", j)
+	// At 8,000 tokens the run outgrows its window and folds.
+	out, errOut, code := b.run(t, ctx, "memory", "--budget", "8000", "import", "--db", b.db, "--summarizer", "llm", "--model", "tiny-model", "--verify", j)
 	if code != 0 || errOut != "" || !strings.Contains(out, "folded:") {
 		t.Fatalf("import: %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -178,7 +179,7 @@ func TestImportLLMFailures(t *testing.T) {
 			b := setup(t)
 			srv := llmtest.New(t, func(int, llmtest.Request) llmtest.Response { return llmtest.Error(tc.status, "bad key") })
 			b.env["OPENAI_BASE_URL"] = srv.BaseURL()
-			_, errOut, code := b.run(t, context.Background(), "memory", "import", "--db", b.db, b.synthJournal(t, 120))
+			_, errOut, code := b.run(t, context.Background(), "memory", "--budget", "8000", "import", "--db", b.db, b.synthJournal(t, 120))
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}

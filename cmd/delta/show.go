@@ -324,11 +324,19 @@ func recallCounts(c *cli.Context, eng *memory.Engine, run journal.Run) (map[stri
 
 // totalsJSON is `show --json`'s "totals": the run's whole-history figures.
 type totalsJSON struct {
-	RawTokens    int        `json:"raw_tokens"`
-	WindowTokens int        `json:"window_tokens"`
-	Budget       int        `json:"budget"`
-	Folds        countsJSON `json:"folds"`
-	Recalls      countsJSON `json:"recalls"`
+	RawTokens    int `json:"raw_tokens"`
+	WindowTokens int `json:"window_tokens"`
+	Budget       int `json:"budget"`
+	// BudgetUsed is WindowTokens over Budget.
+	BudgetUsed float64 `json:"budget_used"`
+	// StaticNeed is what the system prompt and task take uncut; Static
+	// takes it up to its cap (shares.static_cap).
+	StaticNeed int        `json:"static_need"`
+	Folds      countsJSON `json:"folds"`
+	// FoldsWithRoom counts the folds made while the window had room, by
+	// trigger (see fold.RoomReasons).
+	FoldsWithRoom map[string]int `json:"folds_with_room"`
+	Recalls       countsJSON     `json:"recalls"`
 }
 
 type countsJSON struct {
@@ -346,5 +354,6 @@ func toCountsJSON(by map[string]int) countsJSON {
 
 func toTotalsJSON(g glance) totalsJSON {
 	return totalsJSON{RawTokens: g.totals.RawTokens, WindowTokens: g.cx.Tokens, Budget: g.cx.Budget,
-		Folds: toCountsJSON(g.totals.Folds), Recalls: toCountsJSON(g.recalls)}
+		BudgetUsed: math.Round(1000*float64(g.cx.Tokens)/float64(max(1, g.cx.Budget))) / 1000, StaticNeed: g.cx.StaticNeed,
+		Folds: toCountsJSON(g.totals.Folds), FoldsWithRoom: g.totals.WithRoom, Recalls: toCountsJSON(g.recalls)}
 }

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"github.com/delta-memory/delta-memory/fold"
 	"io"
 	"slices"
 	"strings"
@@ -45,9 +46,15 @@ type Report struct {
 	Cost        float64 `json:"cost_usd"`
 	RawCost     float64 `json:"raw_cost_usd"`
 	CostSavings float64 `json:"cost_savings"`
-	// Folds and Recalls count what was made, by trigger and by reason.
-	Folds   Counts `json:"folds"`
-	Recalls Counts `json:"recalls"`
+	// BudgetUsed is the mean over the calls of what each sent over the
+	// budget (Iteration.BudgetUsed).
+	BudgetUsed float64 `json:"budget_used_mean"`
+	// Folds and Recalls count what was made, by trigger and by reason;
+	// FoldsWithRoom the folds the scheduler made while the window still
+	// had room, cascades aside (see fold.RoomReasons).
+	Folds         Counts `json:"folds"`
+	FoldsWithRoom Counts `json:"folds_with_room"`
+	Recalls       Counts `json:"recalls"`
 	// Refreshed counts recalls whose TTL restarted when named again.
 	Refreshed int `json:"refreshed"`
 	// SyncP50MS, SyncP99MS and SyncMaxMS are in-process sync times.
@@ -100,6 +107,9 @@ func (r *Report) add(it Iteration) {
 	r.Series = append(r.Series, it)
 	for _, f := range it.Folds {
 		r.Folds.add(f.Trigger)
+		if f.Usage > 0 && f.Usage <= 1 && f.Trigger != fold.TriggerCascade {
+			r.FoldsWithRoom.add(f.Trigger)
+		}
 	}
 	for _, rc := range it.Recalls {
 		r.Recalls.add(rc.Reason)
@@ -115,6 +125,9 @@ func (r *Report) finish() {
 	if r.Recalls.By == nil {
 		r.Recalls.By = map[string]int{}
 	}
+	if r.FoldsWithRoom.By == nil {
+		r.FoldsWithRoom.By = map[string]int{}
+	}
 	n := len(r.Series)
 	if n == 0 {
 		return
@@ -123,11 +136,12 @@ func (r *Report) finish() {
 	r.Iterations, r.RawTokens = last.Iteration, last.RawTokens
 	r.FinalContext = last.WindowTokens + last.NativeTokens
 	r.FinalSavings = savings(int64(r.FinalContext), int64(r.RawTokens))
-	var window, prefix float64
+	var window, prefix, used float64
 	times := make([]float64, 0, n)
 	for i, it := range r.Series {
 		r.WindowMax = max(r.WindowMax, it.WindowTokens)
 		window += float64(it.WindowTokens)
+		used += it.BudgetUsed
 		r.SentTokens += int64(it.WindowTokens + it.NativeTokens)
 		r.RawSentTokens += int64(it.RawTokens)
 		r.CachedTokens += int64(it.CachedTokens)
@@ -141,7 +155,7 @@ func (r *Report) finish() {
 		}
 		times = append(times, it.SyncMS)
 	}
-	r.WindowMean = window / float64(n)
+	r.WindowMean, r.BudgetUsed = window/float64(n), used/float64(n)
 	r.RunSavings = savings(r.SentTokens, r.RawSentTokens)
 	if r.RawCost > 0 {
 		r.CostSavings = 1 - r.Cost/r.RawCost
@@ -175,6 +189,7 @@ func (r *Report) WriteText(w io.Writer) {
 		Thousands(r.Iterations), Thousands(r.RawTokens), Thousands(r.Budget), Thousands(r.WindowMax), Thousands(int(r.WindowMean+0.5)))
 	fmt.Fprintf(w, "folds: %s   recalls: %s, %d refreshed\n",
 		r.Folds.String("pressure", "interval", "milestone", "cascade"), r.Recalls.String("explicit", "implicit", "error"), r.Refreshed)
+	fmt.Fprintf(w, "budget used: mean %.1f%% per call (memory file and newest iterations)   %s\n", 100*r.BudgetUsed, r.roomText())
 	fmt.Fprintf(w, "sync p50 %.1f ms  p99 %.1f ms (in process)   prefix kept between iterations: %.1f%%\n",
 		r.SyncP50MS, r.SyncP99MS, 100*r.PrefixKept)
 	fmt.Fprintf(w, "last call: %s tokens (memory %s + %d newest iterations %s) instead of %s: %.1f%% smaller\n",
@@ -187,6 +202,20 @@ func (r *Report) WriteText(w io.Writer) {
 		thousands64(r.RawCachedTokens), thousands64(r.RawUncachedTokens), 100*share(r.RawCachedTokens, r.RawSentTokens))
 	fmt.Fprintf(w, "input cost at %s: memory $%.2f, raw history $%.2f: %.1f%% saved\n",
 		r.Prices.label(), r.Cost, r.RawCost, 100*r.CostSavings)
+}
+
+// roomText says how many folds came while the window had room, and why.
+func (r *Report) roomText() string {
+	if r.FoldsWithRoom.Total == 0 {
+		return "no fold while the window had room"
+	}
+	var parts []string
+	for _, t := range []string{fold.TriggerMilestone, fold.TriggerInterval, fold.TriggerPressure} {
+		if n := r.FoldsWithRoom.By[t]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d: %s", t, n, fold.RoomReasons[t]))
+		}
+	}
+	return fmt.Sprintf("folded while the window had room: %d (%s)", r.FoldsWithRoom.Total, strings.Join(parts, "; "))
 }
 
 // share is part/whole, 0 for an empty whole.

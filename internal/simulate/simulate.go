@@ -9,6 +9,7 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -40,9 +41,12 @@ type Iteration struct {
 	// agent runtime shows beside the sync output.
 	NativeTokens int `json:"native_tokens"`
 	// RawTokens is the whole history so far in full.
-	RawTokens int      `json:"raw_tokens"`
-	Folds     []Fold   `json:"folds"`
-	Recalls   []Recall `json:"recalls"`
+	RawTokens int `json:"raw_tokens"`
+	// BudgetUsed is what the call sends (the memory file and the newest
+	// iterations) over the budget.
+	BudgetUsed float64  `json:"budget_used"`
+	Folds      []Fold   `json:"folds"`
+	Recalls    []Recall `json:"recalls"`
 	// Refreshed are earlier recalls named again, whose TTL restarted.
 	Refreshed []Recall `json:"refreshed"`
 	// SyncMS is the wall time of the sync call, in process.
@@ -83,6 +87,10 @@ type Fold struct {
 	First   int    `json:"first"`
 	Last    int    `json:"last"`
 	Trigger string `json:"trigger"`
+	// Usage is the window's usage when the fold was decided (its tokens if
+	// nothing more were folded, over the room): at most 1, the window
+	// still had room (see fold.RoomReasons).
+	Usage float64 `json:"usage"`
 }
 
 // Recall is a recall made or refreshed by the triggers.
@@ -137,8 +145,10 @@ func Run(ctx context.Context, eng *memory.Engine, src *Source, opts Options) (*R
 			return rep, err
 		}
 		it.RawTokens, it.NativeTokens = raw, native
+		it.BudgetUsed = math.Round(1000*float64(it.WindowTokens+native)/float64(max(1, eng.Config.Budget))) / 1000
 		for _, fe := range res.Step.Fold.Folds {
-			it.Folds = append(it.Folds, Fold{Block: fe.Block, Level: fe.Level, First: fe.First, Last: fe.Last, Trigger: fe.Trigger})
+			it.Folds = append(it.Folds, Fold{Block: fe.Block, Level: fe.Level, First: fe.First, Last: fe.Last, Trigger: fe.Trigger,
+				Usage: math.Round(fe.Usage*1000) / 1000})
 		}
 		for _, r := range res.Step.Recall.Recalls {
 			rc := Recall{ID: r.ID, First: r.First, Last: r.Last, Reason: r.Reason, Query: r.Query}

@@ -16,23 +16,10 @@ import (
 // if the stored folds were made for a larger budget, the oldest parts of
 // each partition are shown shorter, and Omitted says what.
 func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, opts Options) (*Context, error) {
-	cfg, tok := opts.Config, opts.Tokenizer
-	c := &Context{Budget: cfg.Budget, Tokenizer: tok.Name(), Native: max(0, opts.Native)}
+	tok := opts.Tokenizer
+	c := &Context{Budget: opts.Config.Budget, Tokenizer: tok.Name(), Native: max(0, opts.Native)}
 
-	system := opts.SystemPrompt
-	if system == "" {
-		system = run.SystemPrompt
-	}
-	static := Partition{Name: Static, Budget: cfg.StaticBudget()}
-	if system != "" {
-		static.Sections = append(static.Sections, Section{Name: "system", Source: "run.system_prompt", Content: system})
-	}
-	if run.Task != "" {
-		static.Sections = append(static.Sections, Section{Name: "task", Source: "run.task", Content: run.Task})
-	}
-	if opts.SystemPrompt != "" {
-		static.Sections[0].Source = "system_prompt_file"
-	}
+	static := staticPartition(run, opts)
 	if opts.Subtask != "" {
 		static.Sections = append(static.Sections, Section{Name: "subtask", Source: "subtask", Content: opts.Subtask})
 		return buildSubtask(ctx, j, fs, run, opts, c, static)
@@ -42,8 +29,8 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	if err != nil {
 		return nil, err
 	}
-	long := Partition{Name: LongTerm, Budget: cfg.LongTermBudget()}
-	short := Partition{Name: ShortTerm, Budget: cfg.ShortTermBudget()}
+	var long, short Partition
+	long.Name, short.Name = LongTerm, ShortTerm
 	for _, b := range blocks {
 		sec := Section{Name: fmt.Sprintf("L%d %d-%d", b.Level, b.First, b.Last), Source: "block:" + b.ID, Tokens: b.Tokens, Content: b.Content}
 		if b.Level >= fold.L3 {
@@ -69,12 +56,14 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		})
 	}
 
-	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget()}
-	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, opts, &static)
+	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, &opts, &static)
 	if err != nil {
 		return nil, err
 	}
-	c.focusRoom = cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.newestCost(working)
+	cfg := opts.Config
+	long.Budget, short.Budget = cfg.LongTermBudget(), cfg.ShortTermBudget()
+	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget()}
+	c.focusRoom = cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.newestCost(working)
 	var recallOmitted []string
 	if c.Focused = opts.Focus; c.Focused {
 		// The current step asks memory a question: the answer is more
@@ -86,7 +75,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		retrieved.Budget = max(retrieved.Budget, c.focusRoom)
 		c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
 		shown = dropRecalled(&working, shown, opts.Recalled, c.Recalls)
-		left := cfg.Budget - margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.cost(&retrieved) - f.newestCost(working)
+		left := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.cost(&retrieved) - f.newestCost(working)
 		long.Budget = max(0, min(long.Budget, left))
 		f.fitBlocks(&long, &c.Omitted)
 		short.Budget = max(0, min(short.Budget, left-f.cost(&long)))
@@ -100,7 +89,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
 		used += f.cost(p)
 	}
-	working.Budget = cfg.Budget - margin(cfg.Budget) - used - f.headingCost(Working)
+	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
 	if c.Focused {
 		// Only a window built for a question to memory lets recalls spill
@@ -110,7 +99,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		// the part a provider's prompt cache cannot reuse, so a large
 		// Retrieved partition would be paid in full at every call.
 		c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
-			cfg.Budget-margin(cfg.Budget)-used-f.cost(&working))
+			cfg.Budget-fold.Margin(cfg.Budget)-used-f.cost(&working))
 	}
 	c.Omitted = append(c.Omitted, recallOmitted...)
 	if !c.Focused {
@@ -122,10 +111,20 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 }
 
 // fitEnds fits the two ends of a window: Static, and the Dynamic partition
-// built from the run's state, each to its share.
-func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, notes []*fold.Note, opts Options, static *Partition) (fitter, Partition, error) {
+// built from the run's state, each to its share. It settles the layout
+// first: opts.Config becomes the configuration laid out for what Static
+// needs (fold.Config.WithStatic).
+func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, notes []*fold.Note, opts *Options, static *Partition) (fitter, Partition, error) {
 	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
-	dynamic, err := buildDynamic(ctx, j, fs, run, notes, opts, &c.Omitted)
+	c.StaticNeed, c.StaticShare = f.staticNeed(static), opts.Config.Shares.Static
+	opts.Config = opts.Config.WithStatic(c.StaticNeed)
+	c.Shares = opts.Config.Shares
+	static.Budget = opts.Config.StaticBudget()
+	shown := map[int]bool{}
+	for _, n := range notes {
+		shown[n.Number] = true
+	}
+	dynamic, err := buildDynamic(ctx, j, fs, run, func(n int) bool { return shown[n] }, *opts, &c.Omitted)
 	if err != nil {
 		return f, dynamic, err
 	}
@@ -133,6 +132,51 @@ func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store,
 	f.fitStatic(static)
 	f.fitTail(&dynamic, &c.Omitted)
 	return f, dynamic, nil
+}
+
+// staticPartition holds the run's system prompt (or the one opts gives)
+// and its task, uncut.
+func staticPartition(run journal.Run, opts Options) Partition {
+	system := opts.SystemPrompt
+	if system == "" {
+		system = run.SystemPrompt
+	}
+	static := Partition{Name: Static}
+	if system != "" {
+		static.Sections = append(static.Sections, Section{Name: "system", Source: "run.system_prompt", Content: system})
+	}
+	if run.Task != "" {
+		static.Sections = append(static.Sections, Section{Name: "task", Source: "run.task", Content: run.Task})
+	}
+	if opts.SystemPrompt != "" {
+		static.Sections[0].Source = "system_prompt_file"
+	}
+	return static
+}
+
+// MeasureEnds measures a run's Static and Dynamic partitions as Build
+// renders them, without reading the iterations Working shows: it is the
+// scheduler's hook (fold.Scheduler.MeasureEnds), so that the pressure the
+// scheduler folds on is the window that is rendered.
+func MeasureEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, opts Options) (fold.Ends, error) {
+	from, err := fs.WorkingFrom(ctx, run.ID)
+	if err != nil {
+		return fold.Ends{}, err
+	}
+	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
+	static := staticPartition(run, opts)
+	need := f.staticNeed(&static)
+	opts.Config = opts.Config.WithStatic(need)
+	static.Budget = opts.Config.StaticBudget()
+	var omitted []string
+	dynamic, err := buildDynamic(ctx, j, fs, run, func(n int) bool { return n >= from }, opts, &omitted)
+	if err != nil {
+		return fold.Ends{}, err
+	}
+	dynamic.Budget = opts.Config.DynamicBudget()
+	f.fitStatic(&static)
+	f.fitTail(&dynamic, &omitted)
+	return fold.Ends{StaticNeed: need, Static: f.cost(&static), Dynamic: f.cost(&dynamic)}, nil
 }
 
 // finish sets the window's partitions, as fitted, and renders them.
@@ -193,7 +237,3 @@ func olderThan(notes []*fold.Note, n int) []*fold.Note {
 	}
 	return notes
 }
-
-// margin is held back from the budget: token counts of the parts can sum
-// to slightly less than the count of the whole at their joins.
-func margin(budget int) int { return max(16, budget/100) }

@@ -23,8 +23,9 @@ const (
 
 // buildDynamic gathers the Dynamic partition: unresolved recent errors, the
 // state of the files and entities the run touched, bookmarks, and the
-// current goal, last.
-func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, working []*fold.Note, opts Options, omitted *[]string) (Partition, error) {
+// current goal, last. inWorking says which iterations Working shows in
+// full, whose bookmarked text Dynamic need not repeat.
+func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, inWorking func(int) bool, opts Options, omitted *[]string) (Partition, error) {
 	p := Partition{Name: Dynamic}
 	now := run.Iterations
 	if now == 0 {
@@ -66,10 +67,6 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 		return p, err
 	}
 	if len(marks) > 0 {
-		shown := map[int]bool{}
-		for _, n := range working {
-			shown[n.Number] = true
-		}
 		var b strings.Builder
 		for i, m := range marks {
 			if i > 0 {
@@ -83,7 +80,7 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 		texts := 0
 		for i := len(marks) - 1; i >= 0; i-- {
 			m := marks[i]
-			if shown[m.Iteration] || m.Iteration > now {
+			if inWorking(m.Iteration) || m.Iteration > now {
 				continue
 			}
 			if texts == maxBookmarkTexts {
@@ -94,7 +91,7 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 			if err != nil {
 				return p, err
 			}
-			r := fold.RenderL0(opts.Tokenizer, it, opts.Config.MaxOutputTokens)
+			r := fold.RenderL0(opts.Tokenizer, it, opts.Config.OutputCap())
 			p.Sections = append(p.Sections, Section{
 				Name: fmt.Sprintf("Bookmarked iteration %d", m.Iteration), Source: fmt.Sprintf("bookmark:%d", m.Iteration),
 				Tokens: r.MarkdownTokens, Content: strings.TrimRight(r.Markdown, "\n"),

@@ -82,17 +82,43 @@ func (f *fitter) setText(s *Section, text string) {
 	s.Tokens = f.count(text)
 }
 
-// fitStatic cuts the system prompt, then the task, to the Static share.
-func (f *fitter) fitStatic(p *Partition) {
+// staticNeed counts the Static sections and returns what the partition
+// takes uncut.
+func (f *fitter) staticNeed(p *Partition) int {
 	for i := range p.Sections {
 		p.Sections[i].Tokens = f.count(p.Sections[i].Content)
 	}
+	return f.cost(p)
+}
+
+// fitStatic cuts the system prompt, then the task, to the Static budget,
+// which is already as large as the static cap allows (staticNeed counted
+// the sections). What was cut is named with its size, so that a reader
+// knows how much is missing.
+func (f *fitter) fitStatic(p *Partition) {
 	for i := 0; i < len(p.Sections) && f.cost(p) > p.Budget; i++ {
 		s := &p.Sections[i]
-		over := f.cost(p) - p.Budget
-		keep := s.Tokens - over - 8
-		f.setText(s, clipTokens(f, s.Content, keep, "[… cut to fit the static share]"))
+		keep := s.Tokens - (f.cost(p) - p.Budget) - 8
+		// The note's count goes in after the cut; it has no more digits
+		// than the placeholder's, so the text still fits.
+		placeholder := staticCutNote(s.Name, s.Tokens, s.Tokens)
+		body := strings.TrimSuffix(clipTokens(f, s.Content, keep, placeholder), placeholder)
+		f.setText(s, body+staticCutNote(s.Name, f.count(body), s.Tokens))
 	}
+}
+
+// staticCutNote ends a Static section cut to fit: what was cut and how much
+// of it is shown.
+func staticCutNote(name string, shown, of int) string {
+	return fmt.Sprintf("[… %s cut to fit the window: about %d of its %d tokens shown]", staticWhat(name), shown, of)
+}
+
+// staticWhat names a Static section in a cut note.
+func staticWhat(name string) string {
+	if t, ok := staticTitles[name]; ok {
+		return strings.ToLower(t[:1]) + t[1:]
+	}
+	return name
 }
 
 // fitBlocks shows the oldest blocks of a partition by their first line only

@@ -17,12 +17,12 @@ func buildSubtask(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	if err != nil {
 		return nil, err
 	}
-	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, opts, &static)
+	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, &opts, &static)
 	if err != nil {
 		return nil, err
 	}
 	retrieved := Partition{Name: Retrieved}
-	retrieved.Budget = max(0, opts.Config.Budget-margin(opts.Config.Budget)-f.cost(&static)-f.cost(&dynamic))
+	retrieved.Budget = max(0, opts.Config.Budget-fold.Margin(opts.Config.Budget)-f.cost(&static)-f.cost(&dynamic))
 	var omitted []string
 	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &omitted)
 	c.Omitted = append(c.Omitted, omitted...)

@@ -59,6 +59,14 @@ type Context struct {
 	// Focused says the window was built for a question to memory
 	// (Options.Focus): Retrieved first, the summaries by their titles.
 	Focused bool `json:"focused,omitempty"`
+	// StaticNeed is what the Static partition needs uncut, in tokens; when
+	// it is more than the static share, Static took up to the static cap
+	// and the other shares shrank (fold.Config.WithStatic). Shares are the
+	// shares the window was laid out with.
+	StaticNeed int         `json:"static_need"`
+	Shares     fold.Shares `json:"-"`
+	// StaticShare is Static's share as configured, before the layout.
+	StaticShare float64 `json:"-"`
 	// Native is how many newest iterations were left out for the caller
 	// to show itself (Options.Native): with Native > 0 the window is the
 	// memory file, not all the model sees.
