@@ -37,7 +37,8 @@ earlier steps BM25 ranks for its calls, each in full if it fits). Reported per b
 mean window tokens, and by distance: how many steps back the probe reaches.
 
 With --cv, the runs are split in four parts (run i in part i mod 4), and each part is replayed
-with the fold setting (pressure.low 0.6, 0.5 or 0.7) that did best on the other three.
+with the fold setting that did best on the other three: pressure.low 0.5, 0.6 or 0.7,
+pressure.high 0.9 with urgent 0.95, or max_output_tokens 500.
 
 Examples:
    delta memory eval trajectories --budget 2000,4000,8000 tau-bench-airline/dev.json

@@ -23,11 +23,16 @@ type FoldCandidate struct {
 
 // FoldCandidates are the settings a trajectories cross-validation chooses
 // among: the usage the pressure trigger folds the window down to
-// (pressure.low). The first is the default.
+// (pressure.low), a later pressure trigger (pressure.high and urgent), and
+// shorter tool outputs in full iterations (max_output_tokens). The first
+// is the default. On tau-bench and synth runs pressure.low alone changes
+// nothing: their folds are urgent ones, which fold all they can.
 var FoldCandidates = []FoldCandidate{
 	{Name: "pressure low 0.6", Fold: func(c *fold.Config) { c.PressureLow = 0.6 }},
 	{Name: "pressure low 0.5", Fold: func(c *fold.Config) { c.PressureLow = 0.5 }},
 	{Name: "pressure low 0.7", Fold: func(c *fold.Config) { c.PressureLow = 0.7 }},
+	{Name: "pressure high 0.9, urgent 0.95", Fold: func(c *fold.Config) { c.PressureHigh, c.PressureUrgent = 0.9, 0.95 }},
+	{Name: "max output tokens 500", Fold: func(c *fold.Config) { c.MaxOutputTokens = 500 }},
 }
 
 // TrajectoryCrossValidation holds the held-out figures of a trajectories
