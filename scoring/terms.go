@@ -318,6 +318,11 @@ func isHexHash(s string) bool {
 	return digit
 }
 
+// IsStopword reports whether w, in any case, is one of the words Terms
+// leaves out as carrying no topic: an English function word, or a word
+// agents and tools use in almost every step ("file", "run", "output").
+func IsStopword(w string) bool { return isStopword(strings.ToLower(w)) }
+
 // isStopword reports whether the lower-cased word w carries no topic.
 func isStopword(w string) bool {
 	_, ok := stopwords[w]

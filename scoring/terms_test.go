@@ -78,3 +78,12 @@ func BenchmarkTerms(b *testing.B) {
 		Terms(sampleThought)
 	}
 }
+
+func TestIsStopword(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]bool{"the": true, "The": true, "FILE": true, "economy": false, "HAT136": false, "src/app.py": false} {
+		if got := IsStopword(w); got != want {
+			t.Errorf("IsStopword(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

@@ -23,30 +23,33 @@ func evalCommand(e env) *cli.Command {
 (default 4000), asks each question as the agent's next step, and measures how much of the
 question's evidence is in the context the engine builds; the same for two baselines on the
 same budget: recent (the newest turns that fit) and bm25-turns (plain BM25 top turns that fit).
+trajectories does the same for agent runs: whether a step that comes back to what an earlier
+step's tool call named finds that step's output in the window.
 Nothing is written to the memory database: the runs live in a temporary directory.
 
 Examples:
    delta memory eval locomo locomo10.json
-   delta memory eval longmemeval --limit 10 longmemeval_s_cleaned.json`,
+   delta memory eval longmemeval --limit 10 longmemeval_s_cleaned.json
+   delta memory eval trajectories --budget 2000,4000,8000 dev.json`,
 		Flags:        globalFlags(),
 		OnUsageError: onUsageError,
 		Action:       unknownCommand,
-		Subcommands:  []*cli.Command{evalLoCoMoCommand(e), evalLongMemEvalCommand(e)},
+		Subcommands:  []*cli.Command{evalLoCoMoCommand(e), evalLongMemEvalCommand(e), evalTrajectoriesCommand(e)},
 	}
 }
 
-// evalFlags are the flags both evals take.
-func evalFlags(what string) []cli.Flag {
+// evalFlags are the flags every eval takes; cv says what --cv does.
+func evalFlags(what, cv string) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "evaluate the first N " + what + " only (default: all)"},
 		&cli.StringFlag{Name: "keep", Usage: "keep the eval's databases in DIR, for inspection (default: a temporary directory, removed)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-		&cli.BoolFlag{Name: "cv", Usage: "also cross-validate the recall settings: each held-out part is evaluated with the setting that did best on the others (" + cvCost + ")"},
+		&cli.BoolFlag{Name: "cv", Usage: cv},
 	}
 }
 
-// cvCost says what --cv costs.
-var cvCost = fmt.Sprintf("%d settings, each evaluated once more", len(eval.Candidates))
+// cvRecall is what --cv does for the question evals.
+var cvRecall = fmt.Sprintf("also cross-validate the recall settings: each held-out part is evaluated with the setting that did best on the others (%d settings, each evaluated once more)", len(eval.Candidates))
 
 func evalLoCoMoCommand(e env) *cli.Command {
 	return command(&cli.Command{
@@ -70,8 +73,8 @@ Examples:
    delta memory eval locomo locomo10.json
    delta memory eval locomo --cv --budget 2000 locomo10.json
    delta memory eval locomo --budget 8000 --limit 2 --json locomo10.json > locomo.json`,
-		Flags: evalFlags("conversations"),
-		Action: evalAction(e, "locomo", func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
+		Flags: evalFlags("conversations", cvRecall),
+		Action: evalAction(e, evalSpec{name: "locomo", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			convs, err := locomo.Load(path)
 			if err != nil {
 				return nil, withHint(err, "pass LoCoMo's locomo10.json, or a JSON list of some of its samples")
@@ -81,7 +84,7 @@ Examples:
 				rep.Path = path
 			}
 			return rep, err
-		}),
+		}}),
 	})
 }
 
@@ -108,8 +111,8 @@ Examples:
    delta memory eval longmemeval longmemeval_s_cleaned.json
    delta memory eval longmemeval --cv longmemeval_s_cleaned.json
    delta memory eval longmemeval --limit 20 --json questions/ > lme.json`,
-		Flags: evalFlags("questions"),
-		Action: evalAction(e, "longmemeval", func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
+		Flags: evalFlags("questions", cvRecall),
+		Action: evalAction(e, evalSpec{name: "longmemeval", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			qs, err := longmemeval.Load(path)
 			if err != nil {
 				return nil, withHint(err, "pass longmemeval_s_cleaned.json, or a directory of one-question .json files")
@@ -119,24 +122,34 @@ Examples:
 				rep.Path = path
 			}
 			return rep, err
-		}),
+		}}),
 	})
 }
 
 // evalReport is what an eval returns: printed as JSON, or as text.
 type evalReport interface{ WriteText(w io.Writer) error }
 
+// evalSpec says how an eval command runs.
+type evalSpec struct {
+	name string
+	// several says --budget takes several budgets, repeated or a list.
+	several bool
+	// unit is what the eval's progress counts.
+	unit string
+	run  func(c *cli.Context, path string, opts eval.Options) (evalReport, error)
+}
+
 // evalAction runs one eval: it reads the argument and the flags, runs the
 // benchmark with progress on a terminal, and prints the report.
-func evalAction(e env, name string, run func(c *cli.Context, path string, opts eval.Options) (evalReport, error)) cli.ActionFunc {
+func evalAction(e env, spec evalSpec) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		path, opts, err := evalSetup(c, e, "delta memory eval "+name+" "+c.Command.ArgsUsage)
+		path, opts, err := evalSetup(c, e, "delta memory eval "+spec.name+" "+c.Command.ArgsUsage, spec.several)
 		if err != nil {
 			return err
 		}
-		p := newProgress(e, name)
-		opts.Progress = p.question
-		rep, err := run(c, path, opts)
+		p := newProgress(e, spec.name)
+		opts.Progress = p.evalProgress(spec.unit)
+		rep, err := spec.run(c, path, opts)
 		p.done()
 		if err != nil {
 			return err
@@ -148,11 +161,12 @@ func evalAction(e env, name string, run func(c *cli.Context, path string, opts e
 	}
 }
 
-// evalSetup reads the argument and the flags both evals share. The
-// summarizer is extractive unless --summarizer (or its variable) asks for
-// another: an eval folds every conversation, and an API key in the
+// evalSetup reads the argument and the flags every eval shares; several
+// says --budget may name several budgets (opts.Budget is then the first).
+// The summarizer is extractive unless --summarizer (or its variable) asks
+// for another: an eval folds every conversation, and an API key in the
 // environment should not make that cost money unasked.
-func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error) {
+func evalSetup(c *cli.Context, e env, usage string, several bool) (string, eval.Options, error) {
 	var opts eval.Options
 	if c.NArg() != 1 {
 		return "", opts, usagef(usage+" (see --help)", "%v: want one FILE, got %d arguments", errNoArgs, c.NArg())
@@ -161,14 +175,11 @@ func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error
 		return "", opts, usagef("pass a positive number, e.g. --limit 2", "--limit %d: want a positive number", c.Int("limit"))
 	}
 	opts.Limit, opts.Dir, opts.CrossValidate = c.Int("limit"), c.String("keep"), c.Bool("cv")
-	opts.Budget = eval.DefaultBudget
-	if b := globalSetting(c, e, "budget"); b.value != "" {
-		n, err := b.atLeast(500, "tokens", "4000")
-		if err != nil {
-			return "", opts, err
-		}
-		opts.Budget = n
+	budgets, err := evalBudgets(c, e, several)
+	if err != nil {
+		return "", opts, err
 	}
+	opts.Budget = budgets[0]
 	lc, err := llmConfig(c, e)
 	if err != nil {
 		return "", opts, err
@@ -184,16 +195,19 @@ func evalSetup(c *cli.Context, e env, usage string) (string, eval.Options, error
 	return path, opts, nil
 }
 
-// question is an eval.Options.Progress callback: questions done so far.
-func (p *progress) question(pr eval.Progress) {
-	if !p.on {
-		return
+// evalProgress makes an eval.Options.Progress callback: how many of the
+// eval's units (questions, steps) are done.
+func (p *progress) evalProgress(unit string) func(eval.Progress) {
+	return func(pr eval.Progress) {
+		if !p.on {
+			return
+		}
+		now := time.Now()
+		if now.Sub(p.last) < 100*time.Millisecond && pr.Done < pr.Total {
+			return
+		}
+		p.last = now
+		fmt.Fprintf(p.w, "\r\033[K%s: %s of %s %s (%s)", p.label, simulate.Thousands(pr.Done), simulate.Thousands(pr.Total), unit, pr.Run)
+		p.drawn = true
 	}
-	now := time.Now()
-	if now.Sub(p.last) < 100*time.Millisecond && pr.Done < pr.Total {
-		return
-	}
-	p.last = now
-	fmt.Fprintf(p.w, "\r\033[K%s: %s of %s questions (%s)", p.label, simulate.Thousands(pr.Done), simulate.Thousands(pr.Total), pr.Run)
-	p.drawn = true
 }

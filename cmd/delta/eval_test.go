@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +180,151 @@ func TestEvalInterrupted(t *testing.T) {
 	_, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", locomoFixture)
 	if code != exitInterrupted || !strings.Contains(errOut, "interrupted") {
 		t.Errorf("code %d, want %d\n%s", code, exitInterrupted, errOut)
+	}
+}
+
+// trajFixture is four short agent runs in tau-bench's shape. Each reads a
+// parser and a settings file, runs the tests, edits the parser, runs the
+// tests again and reads both files again: five revisits, of which the one
+// to the edit (answered "ok") stands on the edit's call, and the re-read of
+// an empty file has no evidence at all.
+func trajFixture(b *testing.T, tb *testBundle) string {
+	b.Helper()
+	call := func(id, name, args string) string {
+		return fmt.Sprintf(`{"role": "assistant", "content": null, "tool_calls": [{"id": %q, "type": "function", "function": {"name": %q, "arguments": %q}}]}`, id, name, args)
+	}
+	tool := func(id, out string) string {
+		return fmt.Sprintf(`{"role": "tool", "tool_call_id": %q, "content": %q}`, id, out)
+	}
+	msgs := []string{
+		`{"role": "system", "content": "You are a careful coding agent."}`,
+		`{"role": "user", "content": "Fix the token limit in the parser."}`,
+		call("c1", "read_file", `{"path": "src/parser.py"}`), tool("c1", "def parse(text):\n    return TOKEN_LIMIT\nimport yaml_loader\n"),
+		call("c2", "read_file", `{"path": "config/settings.yaml"}`), tool("c2", "token_limit: 4096\nmode: strict\nimport_paths: none"),
+		call("c3", "run_shell", `{"command": "pytest -q"}`), tool("c3", "FAILED test_parse: expected 4096, got 2048"),
+		call("c4", "edit_file", `{"path": "src/parser.py", "old": "TOKEN_LIMIT", "new": "4096"}`), tool("c4", "ok"),
+		call("c5", "run_shell", `{"command": "pytest -q"}`), tool("c5", "1 passed in 0.12s"),
+		call("c6", "read_file", `{"path": "config/settings.yaml"}`), tool("c6", "token_limit: 4096\nmode: strict"),
+		call("c7", "read_file", `{"path": "src/parser.py"}`), tool("c7", "def parse(text):\n    return 4096"),
+		call("c8", "read_file", `{"path": "notes.txt"}`), tool("c8", ""),
+		call("c9", "read_file", `{"path": "notes.txt"}`), tool("c9", ""),
+		`{"role": "assistant", "content": "Done."}`,
+	}
+	var runs []string
+	for i := range 4 {
+		runs = append(runs, fmt.Sprintf(`{"task_id": %d, "traj": [%s]}`, i, strings.Join(msgs, ",\n")))
+	}
+	return tb.write(b, "runs/tau.json", "["+strings.Join(runs, ",\n")+"]")
+}
+
+func TestEvalTrajectories(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	file := trajFixture(t, b)
+	b.write(t, "runs/chat.jsonl", `{"role": "user", "content": "hi"}`+"\n"+`{"role": "assistant", "content": "hello"}`+"\n")
+	out, errOut, code := b.run(t, ctx, "memory", "eval", "trajectories", "--budget", "2000", filepath.Dir(file))
+	if code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, s := range []string{
+		"Trajectory revisits: " + filepath.Dir(file) + ", 4 runs, 40 steps, 16 probes (4 more left out: no evidence term)",
+		"  2000 delta", "       recent", "       bm25-steps", "2-3", "16+",
+		"transcripts left out, no tool call: 1 (chat.jsonl)",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	type revisit struct {
+		Held   int     `json:"held"`
+		Probes int     `json:"probes"`
+		Rate   float64 `json:"rate"`
+	}
+	var rep struct {
+		Runs     int `json:"runs"`
+		Probes   int `json:"probes"`
+		Skipped  int `json:"skipped"`
+		ByBudget []struct {
+			Budget  int `json:"budget"`
+			Systems map[string]struct {
+				revisit
+				MeanTokens float64            `json:"mean_tokens"`
+				ByDistance map[string]revisit `json:"by_distance"`
+			} `json:"systems"`
+		} `json:"by_budget"`
+		CV *struct {
+			Folds []struct {
+				Chosen string `json:"chosen"`
+			} `json:"folds"`
+			ByBudget []struct {
+				Budget int `json:"budget"`
+			} `json:"by_budget"`
+		} `json:"cross_validation"`
+	}
+	// Budgets repeated and listed, from the flag and the environment.
+	b.env["DELTA_MEMORY_BUDGET"] = "1000,3000"
+	for _, args := range [][]string{
+		{"--budget", "1000", "--budget", "3000", file},
+		{file, "--budget", "1000,3000"},
+		{file},
+	} {
+		out, errOut, code = b.run(t, ctx, append([]string{"memory", "eval", "trajectories", "--json"}, args...)...)
+		rep.ByBudget = nil
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("%v: code %d\n%s\n%s", args, code, out, errOut)
+		}
+		if rep.Runs != 4 || rep.Probes != 16 || rep.Skipped != 4 || len(rep.ByBudget) != 2 || rep.ByBudget[0].Budget != 1000 || rep.ByBudget[1].Budget != 3000 || rep.CV != nil {
+			t.Fatalf("%v: %+v", args, rep)
+		}
+		for _, bb := range rep.ByBudget {
+			for _, sys := range []string{"delta", "recent", "bm25-steps"} {
+				s, ok := bb.Systems[sys]
+				if !ok || s.Probes != 16 || s.Held > 16 || len(s.ByDistance) != 5 || s.ByDistance["2-3"].Probes != 12 || s.MeanTokens <= 0 {
+					t.Errorf("%v, %d tokens, %s: %+v", args, bb.Budget, sys, s)
+				}
+			}
+		}
+	}
+	out, errOut, code = b.run(t, ctx, "memory", "eval", "trajectories", "--cv", "--json", "--budget", "2000", file)
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.CV == nil || len(rep.CV.Folds) != 4 || len(rep.CV.ByBudget) != 1 {
+		t.Fatalf("--cv: code %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestEvalTrajectoriesErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	file := trajFixture(t, b)
+	empty := filepath.Join(b.dir, "empty")
+	os.Mkdir(empty, 0o755)
+	cases := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"trajectories", "--budget", "10", file}, exitUsage, []string{`--budget "10": want a whole number of tokens >= 500`}},
+		{[]string{"trajectories", "--budget", "2000,lots", file}, exitUsage, []string{`--budget "lots"`}},
+		{[]string{"locomo", "--budget", "2000,4000", locomoFixture}, exitUsage, []string{"only eval trajectories takes several"}},
+		{[]string{"trajectories", filepath.Join(b.dir, "nope.json")}, exitFailure, []string{"nope.json", "Try: check the path"}},
+		{[]string{"trajectories", empty}, exitFailure, []string{"no *.json or *.jsonl file", "Try: pass a directory holding transcripts"}},
+		{[]string{"trajectories", b.write(t, "bad.json", `[{"role": "robot"}]`)}, exitFailure, []string{"bad.json: messages[0]: unknown role", `Try: pass OpenAI chat messages`}},
+		{[]string{"trajectories", "--cv", "--limit", "3", file}, exitFailure, []string{"cross-validation needs at least 4 runs with tool calls, got 3"}},
+	}
+	for _, c := range cases {
+		_, errOut, code := b.run(t, ctx, append([]string{"memory", "eval"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: code %d, want %d\n%s", c.args, code, c.code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, errOut)
+			}
+		}
+	}
+	b.env["DELTA_MEMORY_BUDGET"] = "4000,big"
+	if _, errOut, code := b.run(t, ctx, "memory", "eval", "trajectories", file); code != exitUsage || !strings.Contains(errOut, `DELTA_MEMORY_BUDGET="big"`) {
+		t.Errorf("DELTA_MEMORY_BUDGET=4000,big: code %d\n%s", code, errOut)
 	}
 }

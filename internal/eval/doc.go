@@ -15,4 +15,11 @@
 // LongMemEval also gets the ranking metrics of its official scripts
 // (session recall_all@k, ndcg_any@k, turn recall_any@k) from the engine's
 // retrieve with the question (a dry run, which ranks what shows in full too).
+//
+// Trajectories measures agent runs instead of conversations: whether a step
+// that comes back to what an earlier step's tool call named (a path, an
+// id, a date) finds that step's output in its window. Each transcript is
+// replayed into a fresh engine as it was written, and the window is built
+// at each such step's pending call, beside the recent and bm25-steps
+// baselines (see Trajectories and Probe).
 package eval
