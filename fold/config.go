@@ -52,7 +52,7 @@ type Config struct {
 	PinnedCap int
 	// MaxOutputTokens is the size from which an L0 tool output is reduced to
 	// its head and tail. 0, the default, scales it with the budget
-	// (OutputCap), so that a large window shows large outputs whole.
+	// (OutputCap).
 	MaxOutputTokens int
 
 	// Weights of the importance score, and the half-life in iterations of
@@ -136,13 +136,14 @@ func (c Config) WithStatic(need int) Config {
 }
 
 // OutputCap is the size from which an L0 tool output shows only its head
-// and tail: MaxOutputTokens when set, else a quarter of the budget and at
-// least DefaultMaxOutputTokens.
+// and tail: MaxOutputTokens when set, else a quarter of the budget (at
+// least 200 tokens), so that one output never takes more of the window
+// than a quarter, and a large window shows large outputs whole.
 func (c Config) OutputCap() int {
 	if c.MaxOutputTokens > 0 {
 		return c.MaxOutputTokens
 	}
-	return max(DefaultMaxOutputTokens, c.Budget/4)
+	return max(200, c.Budget/4)
 }
 
 // share returns a partition's budget in tokens.

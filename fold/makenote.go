@@ -50,7 +50,7 @@ func makeNote(tok scoring.Tokenizer, it *journal.Iteration, toolsOK map[string]b
 			named.WriteString("\n")
 			named.WriteString(c.Command)
 		}
-		cn := CallNote{Tool: c.Name, Target: callTarget(c), OK: c.Result != nil && !c.Result.Failed()}
+		cn := CallNote{Tool: c.Name, Target: callTarget(c), OK: c.Result != nil && !c.Result.Failed(), Pending: c.Result == nil}
 		switch {
 		case c.Result == nil:
 		case c.Result.Failed() || scoring.KindOfTool(c.Name) == scoring.ToolShell && scoring.FailureText(outputTail(c.Result.Output)):

@@ -27,6 +27,8 @@ type CallNote struct {
 	Target string `json:"target,omitempty"`
 	OK     bool   `json:"ok"`
 	Error  string `json:"error,omitempty"`
+	// Pending says the call has no result yet: it has not failed.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // Note is what folding needs of one iteration, computed once when the

@@ -201,7 +201,7 @@ func (w *iterationWriter) mentionDocs(ctx context.Context, docs []document) erro
 		if d.first != to+1 || d.first >= w.run.Iterations {
 			break
 		}
-		b.add(d.first, iterationNames{acts: d.acts, changed: d.changed, shown: d.shown, failed: d.failed})
+		b.add(d.first, iterationNames{acts: d.acts, changed: d.changed, shown: d.shown, args: d.args, failed: d.failed})
 		to = d.first
 	}
 	if to == w.mentioned {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
@@ -41,6 +42,8 @@ type document struct {
 	changed []string
 	// shown are the entities only its outputs name (mentionShown).
 	shown []string
+	// args are its calls' short string arguments (mentionArg).
+	args []string
 }
 
 func (d *document) fields() map[string]any {
@@ -89,7 +92,7 @@ func iterationDoc(it *journal.Iteration) document {
 	d := document{id: docID(KindIteration, strconv.Itoa(it.Number), it.Run), run: it.Run, kind: KindIteration, first: it.Number, last: it.Number}
 	var text, named strings.Builder
 	n := readNames(it, &text, &named)
-	d.failed, d.acts, d.changed = n.failed, n.acts, n.changed
+	d.failed, d.acts, d.changed, d.args = n.failed, n.acts, n.changed, n.args
 	d.ids = d.acts
 	out := entityIDs(named.String())
 	for _, e := range out {
@@ -108,9 +111,42 @@ type iterationNames struct {
 	acts    []string
 	changed []string
 	// shown are the entities its tool outputs name and its acts do not.
-	shown  []string
+	shown []string
+	// args are the short string arguments of its tool calls, lower-cased
+	// (argValues).
+	args   []string
 	failed bool
 }
+
+// Bounds of argValues: a value longer than maxArgValue is text (a thought,
+// a file's content), not a target; maxArgs caps the values of one
+// iteration.
+const (
+	maxArgValue = 64
+	maxArgs     = 16
+)
+
+// argValues returns the short string arguments of calls, lower-cased and
+// without repeats: the paths, ids, dates and queries a call acted on,
+// which a later call taking the same value returns to.
+func argValues(calls []journal.ToolCall) []string {
+	var out []string
+	for i := range calls {
+		for v := range strings.SplitSeq(scoring.ArgText(calls[i].Args), "\n") {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if len(v) < 3 || len(v) > maxArgValue || scoring.IsStopword(v) || !strings.ContainsFunc(v, isAlnum) || slices.Contains(out, v) {
+				continue
+			}
+			if len(out) == maxArgs {
+				return out
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // shownOnly returns the entities of out that acts does not hold, at most
 // maxShown of them.
@@ -186,6 +222,7 @@ func readNames(it *journal.Iteration, text, named *strings.Builder) iterationNam
 		}
 	}
 	n.acts = entityIDs(acts.String())
+	n.args = argValues(it.Calls)
 	return n
 }
 

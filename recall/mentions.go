@@ -3,6 +3,7 @@ package recall
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,6 +33,9 @@ const (
 	mentionActed   = 0
 	mentionChanged = 1
 	mentionShown   = 2
+	// mentionArg rows hold a call's short string arguments, lower-cased as
+	// written (not as entity terms): "2024-05-27", "den", "parse date".
+	mentionArg = 3
 )
 
 // maxShown bounds the output entities one iteration adds to the mentions:
@@ -58,6 +62,9 @@ func mentionRows(number int, n iterationNames) (rows []mentionRow) {
 	}
 	for _, e := range n.shown {
 		rows = append(rows, mentionRow{entity: e, kind: mentionShown, names: len(n.shown), iteration: number, failed: n.failed})
+	}
+	for _, v := range n.args {
+		rows = append(rows, mentionRow{entity: v, kind: mentionArg, names: len(n.args), iteration: number, failed: n.failed})
 	}
 	return rows
 }
@@ -165,6 +172,18 @@ func (s *store) mentionHits(ctx context.Context, run, term string, kind, before,
 		hits[i] = Hit{Kind: KindIteration, First: r.Iteration, Last: r.Iteration, Failed: r.Failed, names: r.Names}
 	}
 	return hits, nil
+}
+
+// latestArg returns the newest iteration before `before` whose calls took
+// value as an argument, 0 when none did.
+func (s *store) latestArg(ctx context.Context, run, value string, before int) (int, error) {
+	var n sql.NullInt64
+	err := sqlx.GetContext(ctx, s.db.Cached(), &n, `SELECT MAX(iteration) FROM mentions INDEXED BY mentions_iteration
+		WHERE run_id = ? AND entity = ? AND iteration < ? AND changed = ?`, run, value, before, mentionArg)
+	if err != nil {
+		return 0, fmt.Errorf("look up %q in run %s: %w", value, run, err)
+	}
+	return int(n.Int64), nil
 }
 
 // namedBetween reports whether an iteration of from..before-1 names term.

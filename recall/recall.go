@@ -85,7 +85,7 @@ const maxIndexEvery = 1024
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 1, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8}
 }
 
 func (c Config) withDefaults() Config {

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"path"
 	"slices"
@@ -192,7 +193,7 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 		return c, err
 	}
 	c.add = append(c.add, errs...)
-	imp, err := r.implicitRecalls(ctx, run, it.Number, names, c.add)
+	imp, err := r.implicitRecalls(ctx, run, it, names, c.add)
 	if err != nil {
 		return c, err
 	}
@@ -203,12 +204,55 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 // implicitRecalls matches the named entities against folded iterations.
 // An entity that recent iterations shown in full also name is being worked
 // on in plain sight: its older history is not recalled for it.
-func (r *Recaller) implicitRecalls(ctx context.Context, run string, now int, names []named, taken []Recall) ([]Recall, error) {
+//
+// A call that takes a value an earlier, folded call took (the same path,
+// id, date or query: argValues) is a revisit too, found by the value
+// rather than by an entity.
+func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.Iteration, names []named, taken []Recall) ([]Recall, error) {
+	now := it.Number
 	var cands []Recall
 	working := -1
 	// The entities' hits overlap, and the folds do not change while the
 	// triggers decide: each iteration's coverage is read once.
 	covered := map[int]coverage{}
+	coverageOf := func(n int) (coverage, error) {
+		if cov, ok := covered[n]; ok {
+			return cov, nil
+		}
+		_, imp, folded, err := r.folds.Covering(ctx, run, n)
+		cov := coverage{importance: imp, folded: folded}
+		covered[n] = cov
+		return cov, err
+	}
+	// The values as written, for the recall's query.
+	written := map[string]string{}
+	for i := range it.Calls {
+		for v := range strings.SplitSeq(scoring.ArgText(it.Calls[i].Args), "\n") {
+			v = strings.TrimSpace(v)
+			if _, ok := written[strings.ToLower(v)]; !ok {
+				written[strings.ToLower(v)] = v
+			}
+		}
+	}
+	for _, v := range argValues(it.Calls) {
+		last, err := r.store.latestArg(ctx, run, v, now)
+		if err != nil {
+			return nil, err
+		}
+		if last == 0 {
+			continue
+		}
+		cov, err := coverageOf(last)
+		if err != nil {
+			return nil, err
+		}
+		if !cov.folded {
+			continue // the latest call that took it is in plain sight
+		}
+		if s := Strength(argSpecificity, max(cov.importance, revisitWorth), false, false); s >= r.cfg.ImplicitThreshold {
+			cands = append(cands, Recall{First: last, Last: last, Reason: ReasonImplicit, Query: cmp.Or(written[v], v), Score: round3(s)})
+		}
+	}
 	for _, n := range names {
 		if n.spec < r.cfg.ImplicitThreshold {
 			break // sorted by specificity: no later one can pass either
@@ -273,6 +317,9 @@ type coverage struct {
 const (
 	revisitWorth  = 0.9
 	shownDiscount = 0.9
+	// argSpecificity is the specificity of a value a call takes again: as
+	// much as a short identifier's.
+	argSpecificity = 0.7
 )
 
 // bestFolded finds the folded iteration before now that best explains an

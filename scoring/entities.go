@@ -59,7 +59,8 @@ type Entity struct {
 //   - Identifiers: snake_case or SCREAMING_CASE with an underscore,
 //     camelCase/PascalCase with an inner capital (parseHeader, HTTPClient),
 //     dotted module paths whose segments have two or more characters
-//     (kestrel.ingest.parser), and v-prefixed versions (v1.7.0, v8.20-1c1).
+//     (kestrel.ingest.parser), v-prefixed versions (v1.7.0, v8.20-1c1), and
+//     record codes of capitals and digits (ZFA04Y, HAT136), two of each.
 //   - Error codes: E1234 (also TS1234, CS1234), ERR_SOMETHING, HTTP error
 //     statuses 400-599 after "HTTP", "status" or "status code", errno names
 //     (ENOENT, ECONNREFUSED, ...) and exception classes ending in Error or

@@ -16,6 +16,7 @@ func TestEntities(t *testing.T) {
 		{"path with hash-like name", "Wrote data/cache_3d5a4.json", []E{{EntityPath, "data/cache_3d5a4.json"}}},
 		{"screaming case", "raise RETRY_BUDGET to 5", []E{{EntityIdent, "RETRY_BUDGET"}}},
 		{"version", "pinned v8.20-1c1 and v1.7.0", []E{{EntityIdent, "v8.20-1c1"}, {EntityIdent, "v1.7.0"}}},
+		{"record codes", "booking ZFA04Y on HAT136, not NASA, HTTP2, 2024 or A1B", []E{{EntityIdent, "ZFA04Y"}, {EntityIdent, "HAT136"}}},
 		{"path", "Edited src/parser/core.py", []E{{EntityPath, "src/parser/core.py"}}},
 		{"host port", "curl localhost:8080 now", []E{{EntityHostPort, "localhost:8080"}}},
 		{"url with query", "GET https://example.com/api/v1?x=1 failed", []E{{EntityURL, "https://example.com/api/v1?x=1"}}},

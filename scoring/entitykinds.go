@@ -61,10 +61,32 @@ func classifyToken(tok string) (Entity, bool) {
 	if isErrorCode(tok) {
 		return Entity{EntityErrorCode, tok}, true
 	}
-	if isVersion(tok) || isIdentifier(tok) {
+	if isVersion(tok) || isIdentifier(tok) || isRecordCode(tok) {
 		return Entity{EntityIdent, tok}, true
 	}
 	return Entity{}, false
+}
+
+// isRecordCode reports whether tok is the code of a record a tool returns
+// or takes: capital letters and digits, 5 to 20 of them, at least two of
+// each (a booking ZFA04Y, a flight HAT136, an order A7X9K2). Such codes
+// name one thing, like an identifier; acronyms and numbers alone do not.
+func isRecordCode(tok string) bool {
+	if len(tok) < 5 || len(tok) > 20 {
+		return false
+	}
+	letters, digits := 0, 0
+	for i := 0; i < len(tok); i++ {
+		switch c := tok[i]; {
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c >= '0' && c <= '9':
+			digits++
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && digits >= 2
 }
 
 // stripLineSuffix drops a ":line" or ":line:col" suffix from a token that

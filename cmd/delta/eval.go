@@ -189,6 +189,9 @@ func evalSetup(c *cli.Context, e env, usage string, several bool) (string, eval.
 	}
 	opts.Engine = memory.Config{ConfigFile: global(c, e, "config"), LLM: lc}
 	path := c.Args().First()
+	if several && eval.IsSynth(path) {
+		return path, opts, nil // generated runs (eval trajectories synth:N)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return "", opts, withHint(err, "check the path")
 	}

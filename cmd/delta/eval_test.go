@@ -311,6 +311,8 @@ func TestEvalTrajectoriesErrors(t *testing.T) {
 		{[]string{"trajectories", empty}, exitFailure, []string{"no *.json or *.jsonl file", "Try: pass a directory holding transcripts"}},
 		{[]string{"trajectories", b.write(t, "bad.json", `[{"role": "robot"}]`)}, exitFailure, []string{"bad.json: messages[0]: unknown role", `Try: pass OpenAI chat messages`}},
 		{[]string{"trajectories", "--cv", "--limit", "3", file}, exitFailure, []string{"cross-validation needs at least 4 runs with tool calls, got 3"}},
+		{[]string{"trajectories", "synth:none"}, exitFailure, []string{"synth:none: want synth:N"}},
+		{[]string{"trajectories", "synth:2x1"}, exitFailure, []string{"want at least 2 iterations per run"}},
 	}
 	for _, c := range cases {
 		_, errOut, code := b.run(t, ctx, append([]string{"memory", "eval"}, c.args...)...)

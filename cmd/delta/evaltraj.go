@@ -16,12 +16,13 @@ func evalTrajectoriesCommand(e env) *cli.Command {
 	return severalBudgets(command(&cli.Command{
 		Name:      "trajectories",
 		Usage:     "whether the window keeps what an agent's step needs when it comes back to an earlier one",
-		ArgsUsage: "FILE|DIR",
+		ArgsUsage: "FILE|DIR|synth:N",
 		Description: `FILE holds agent transcripts: OpenAI chat messages (a JSON array, {"messages": [...]} or
 JSONL), a JSON list of objects each with a "traj" or "messages" array (tau-bench's shape; one
 transcript per object, named FILE#task_id), or a Delta journal.jsonl. DIR is every *.json and
-*.jsonl in it, in name order. Each transcript is imported once to read its steps: the engine's
-iterations.
+*.jsonl in it, in name order. synth:N generates N runs of a coding agent (seeds 1 to N, 300
+iterations each; synth:NxITERATIONS sets the length), each with a 1,700-token system prompt.
+Each transcript is imported once to read its steps: the engine's iterations.
 
 A probe is a step whose tool call names a target (a string argument: a path, an id, a date, a
 flight number) that an earlier step's call named, the latest such step. Its evidence is up to 8
@@ -37,16 +38,21 @@ earlier steps BM25 ranks for its calls, each in full if it fits). Reported per b
 mean window tokens, and by distance: how many steps back the probe reaches.
 
 With --cv, the runs are split in four parts (run i in part i mod 4), and each part is replayed
-with the fold setting that did best on the other three: pressure.low 0.5, 0.6 or 0.7,
-pressure.high 0.9 with urgent 0.95, or max_output_tokens 500.
+with the fold setting that did best on the other three: the defaults, pressure.low 0.75 or
+0.45, or max_output_tokens 2000 or 500.
 
 Examples:
    delta memory eval trajectories --budget 2000,4000,8000 tau-bench-airline/dev.json
    delta memory eval trajectories --cv --limit 20 transcripts/
+   delta memory eval trajectories --budget 2000,4000,8000 --cv synth:8
    delta memory eval trajectories --budget 4000 --json .delta/run-42/journal.jsonl > revisits.json`,
 		Flags: evalFlags("transcripts", cvFold),
 		Action: evalAction(e, evalSpec{name: "trajectories", several: true, unit: "steps", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
-			ts, err := eval.LoadTranscripts(path)
+			load := eval.LoadTranscripts
+			if eval.IsSynth(path) {
+				load = eval.SynthTranscripts
+			}
+			ts, err := load(path)
 			if err != nil {
 				hint := `pass OpenAI chat messages, a JSON list of objects with a "traj" or "messages" array, or a Delta journal.jsonl`
 				if errors.Is(err, eval.ErrNoTranscripts) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,44 @@ func TestColourFollowsTheTerminalAndNoColor(t *testing.T) {
 	}
 	if got := countsLine(map[string]int{"interval": 2, "pressure": 3, "zzz": 1}, "pressure", "interval", "milestone"); got != "6 (pressure 3 · interval 2 · zzz 1)" {
 		t.Errorf("countsLine: %q", got)
+	}
+}
+
+// TestShowSaysHowTheBudgetWasUsed: with a system prompt over its share,
+// show says how Static took its room (and where it was cut), and --json
+// gives the budget used, what Static needs and the folds made with room.
+func TestShowSaysHowTheBudgetWasUsed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	long := strings.Repeat("Use the open command to view a file at a line; edit replaces a range of lines and checks the indentation. ", 60)
+	path := b.write(t, "agent.json", `[{"role":"system","content":"`+long+`"},{"role":"user","content":"Fix the date parser."},
+		{"role":"assistant","content":"Look at the parser.","tool_calls":[{"id":"c1","type":"function","function":{"name":"open","arguments":"{\"path\":\"src/Parser.java\"}"}}]},
+		{"role":"tool","tool_call_id":"c1","content":"class Parser {}"}]`)
+	if _, stderr, code := b.run(t, ctx, "memory", "import", "--db", b.db, "--budget", "4000", path); code != 0 {
+		t.Fatalf("import: %s", stderr)
+	}
+	for budget, want := range map[string]string{
+		"4000": "more than its 10% share: it takes",
+		"2000": "more than its cap of 40% of the budget: it is cut to 800",
+	} {
+		out, stderr, code := b.run(t, ctx, "memory", "show", "--db", b.db, "--budget", budget)
+		if code != 0 || !strings.Contains(out, "static needs 1,") || !strings.Contains(out, want) {
+			t.Errorf("show at %s: code %d, lacks %q:\n%s\n%s", budget, code, want, out, stderr)
+		}
+	}
+	var s struct {
+		Totals struct {
+			BudgetUsed    float64        `json:"budget_used"`
+			StaticNeed    int            `json:"static_need"`
+			FoldsWithRoom map[string]int `json:"folds_with_room"`
+		} `json:"totals"`
+	}
+	out, _, code := b.run(t, ctx, "memory", "show", "--db", b.db, "--budget", "4000", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &s) != nil {
+		t.Fatalf("show --json: code %d\n%s", code, out)
+	}
+	if s.Totals.BudgetUsed <= 0.2 || s.Totals.BudgetUsed > 1 || s.Totals.StaticNeed < 1000 || s.Totals.FoldsWithRoom == nil || len(s.Totals.FoldsWithRoom) != 0 {
+		t.Errorf("totals %+v", s.Totals)
 	}
 }

@@ -23,15 +23,16 @@ type FoldCandidate struct {
 
 // FoldCandidates are the settings a trajectories cross-validation chooses
 // among: the usage the pressure trigger folds the window down to
-// (pressure.low), a later pressure trigger (pressure.high and urgent), and
-// shorter tool outputs in full iterations (max_output_tokens). The first
-// is the default. On tau-bench and synth runs pressure.low alone changes
-// nothing: their folds are urgent ones, which fold all they can.
+// (pressure.low), how large a tool output shows whole in an iteration
+// (max_output_tokens: 0 scales it with the budget). The first is the
+// default. How much Static may take (shares.static_cap) is not among
+// them: the probes do not look at Static, so a smaller cap always wins
+// here, though an agent needs its system prompt.
 var FoldCandidates = []FoldCandidate{
-	{Name: "pressure low 0.6", Fold: func(c *fold.Config) { c.PressureLow = 0.6 }},
-	{Name: "pressure low 0.5", Fold: func(c *fold.Config) { c.PressureLow = 0.5 }},
-	{Name: "pressure low 0.7", Fold: func(c *fold.Config) { c.PressureLow = 0.7 }},
-	{Name: "pressure high 0.9, urgent 0.95", Fold: func(c *fold.Config) { c.PressureHigh, c.PressureUrgent = 0.9, 0.95 }},
+	{Name: "defaults (pressure low 0.6, outputs up to a quarter of the budget)", Fold: func(*fold.Config) {}},
+	{Name: "pressure low 0.75", Fold: func(c *fold.Config) { c.PressureLow = 0.75 }},
+	{Name: "pressure low 0.45", Fold: func(c *fold.Config) { c.PressureLow = 0.45 }},
+	{Name: "max output tokens 2000", Fold: func(c *fold.Config) { c.MaxOutputTokens = 2000 }},
 	{Name: "max output tokens 500", Fold: func(c *fold.Config) { c.MaxOutputTokens = 500 }},
 }
 

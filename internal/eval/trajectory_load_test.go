@@ -139,3 +139,33 @@ func TestLoadTranscriptsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthTranscripts: synth:N generates N coding-agent runs with the
+// long system prompt real agents have, each with revisit probes.
+func TestSynthTranscripts(t *testing.T) {
+	t.Parallel()
+	ts, err := SynthTranscripts("synth:2x40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 2 || ts[0].Name != "synth-1" || ts[1].Name != "synth-2" || ts[0].Format != journal.FormatDelta {
+		t.Fatalf("transcripts %+v", ts)
+	}
+	prompt := false
+	for _, e := range ts[0].Events {
+		if e.Type == journal.TypeSystemPrompt && strings.Contains(string(e.Payload), "read_file") {
+			prompt = true
+		}
+	}
+	if !prompt {
+		t.Error("no SYSTEM_PROMPT event with the agent manual")
+	}
+	if string(ts[0].Events[len(ts[0].Events)-1].Payload) == string(ts[1].Events[len(ts[1].Events)-1].Payload) && len(ts[0].Events) == len(ts[1].Events) {
+		t.Error("seeds 1 and 2 gave the same run")
+	}
+	for _, bad := range []string{"synth:", "synth:0", "synth:x", "synth:3x1"} {
+		if _, err := SynthTranscripts(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

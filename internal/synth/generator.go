@@ -42,6 +42,10 @@ type Config struct {
 	// Longer outputs are cut and end with a truncation marker. Default
 	// 24000; a small value such as 200 makes light journals for benchmarks.
 	MaxOutputBytes int
+	// SystemPrompt, when set, is written as a SYSTEM_PROMPT event after
+	// RUN_START (AgentManual is a realistic one). The rest of the run is
+	// the same with or without it.
+	SystemPrompt string
 }
 
 // Bundled is the run the demo replays and testdata/journals/synth-400.jsonl
@@ -147,6 +151,9 @@ func (g *Generator) Next() ([]journal.Event, bool) {
 		g.emit(journal.TypeRunStart, journal.RunStartPayload{
 			RunID: g.cfg.RunID, Task: g.task, AgentRef: "agents/swe-agent@v3",
 		}, 0)
+		if g.cfg.SystemPrompt != "" {
+			g.emit(journal.TypeSystemPrompt, journal.TextPayload{Content: g.cfg.SystemPrompt}, 0)
+		}
 		g.emit(journal.TypeUserMessage, journal.TextPayload{Content: g.task}, between(g.rng, 5, 60))
 	}
 	g.iteration()

@@ -91,16 +91,12 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
-	if c.Focused {
-		// Only a window built for a question to memory lets recalls spill
-		// into what Working left: its Retrieved partition is rebuilt for
-		// the question anyway. Elsewhere the spill would grow and shrink
-		// with Working from call to call, and what comes after Working is
-		// the part a provider's prompt cache cannot reuse, so a large
-		// Retrieved partition would be paid in full at every call.
-		c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
-			cfg.Budget-fold.Margin(cfg.Budget)-used-f.cost(&working))
-	}
+	// Recalls that did not show in full may spill into what Working left:
+	// the window is for the agent, and room left empty helps it nothing.
+	// Working is fitted first, so the spill never moves what comes before
+	// Retrieved: the prefix a provider's cache reuses stays as it was.
+	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
+		cfg.Budget-fold.Margin(cfg.Budget)-used-f.cost(&working))
 	c.Omitted = append(c.Omitted, recallOmitted...)
 	if !c.Focused {
 		joinOrder(&retrieved)

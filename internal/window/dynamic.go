@@ -142,7 +142,7 @@ func unresolvedErrors(recent []fold.Activity) []failure {
 					}
 				}
 				open = kept
-			} else if c.Error != "" || !c.OK {
+			} else if c.Error != "" || !c.OK && !c.Pending {
 				open = append(open, failure{n.Number, c})
 			}
 		}
