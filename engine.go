@@ -220,8 +220,9 @@ func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
 		e.Folder.Summarizer, e.Folder.Concurrency = guarded{LLMSummarizer: e.LLM, br: e.breaker(), held: &e.held}, p.llm.Concurrency
 	}
 	e.Scheduler = &fold.Scheduler{Folder: e.Folder}
+	meter := &window.EndsMeter{Journal: e.Journal, Fold: e.Fold, Tokenizer: e.Tokenizer}
 	e.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
-		return window.MeasureEnds(ctx, e.Journal, e.Fold, run, window.Options{Config: e.Config, Tokenizer: e.Tokenizer})
+		return meter.Measure(ctx, run, e.Folder.Config)
 	}
 	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(db.Path), p.recall)
 	e.Recall.Warn, e.warn = cfg.Warn, cfg.Warn

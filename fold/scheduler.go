@@ -40,6 +40,9 @@ type Scheduler struct {
 	// partition's text; a Scheduler is not safe for concurrent use.
 	staticKey string
 	staticN   int
+	// measured is the window's usage as the step's last decision left it,
+	// nil before one: a step's end reports it instead of measuring again.
+	measured *tally
 }
 
 // FoldEvent is a fold the scheduler made.
@@ -70,6 +73,7 @@ type StepResult struct {
 // live, one iteration at a time.
 func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) {
 	var res StepResult
+	s.measured = nil
 	run, err := s.Journal.Run(ctx, runID)
 	if err != nil {
 		return res, err
@@ -143,6 +147,10 @@ func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult,
 		if err := s.refreshImportance(ctx, run); err != nil {
 			return res, err
 		}
+	}
+	if s.measured != nil {
+		res.Usage = s.measured.ratio()
+		return res, nil
 	}
 	u, err := s.usage(ctx, run)
 	if err != nil {

@@ -134,6 +134,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 			_, err := s.Fold(ctx, run, FoldOptions{First: first, Last: now, Level: L3, Trigger: TriggerMilestone, Title: title, Usage: u.ratio(),
 				After: func(tx *sqlx.Tx) error { return mutateStateTx(ctx, tx, st, closeChapter) }})
 			if errors.Is(err, ErrFoldRace) {
+				s.measured = nil // another process folded: the step's end measures again
 				return nil
 			}
 			if err != nil {
@@ -219,6 +220,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 			return err
 		}
 	}
+	s.measured = &u
 	return nil
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // Build compiles the context window of a run from its stored folds. It
@@ -91,12 +93,24 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
-	// Recalls that did not show in full may spill into what Working left:
-	// the window is for the agent, and room left empty helps it nothing.
+	// Recalls that did not show in full may spill into what Working left.
 	// Working is fitted first, so the spill never moves what comes before
-	// Retrieved: the prefix a provider's cache reuses stays as it was.
-	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted,
-		cfg.Budget-fold.Margin(cfg.Budget)-used-f.cost(&working))
+	// Retrieved. But Retrieved is after the prefix a provider's cache
+	// reuses: every token of it is paid in full at every call while the
+	// recall lasts. Outside a question to memory it may therefore grow to
+	// spillShares times its share, or as much as the most wanted recall
+	// takes in full: enough to show a recalled step whole, not to fill
+	// every call with history.
+	spare := cfg.Budget - fold.Margin(cfg.Budget) - used - f.cost(&working)
+	if !c.Focused && len(opts.Recalled) > 0 {
+		first := opts.Recalled[0]
+		whole := first.FullTokens
+		if whole == 0 {
+			whole = f.count(first.Full)
+		}
+		spare = min(spare, max((spillShares-1)*cfg.RetrievedBudget(), whole+f.count(first.Name)+8))
+	}
+	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted, spare)
 	c.Omitted = append(c.Omitted, recallOmitted...)
 	if !c.Focused {
 		joinOrder(&retrieved)
@@ -130,6 +144,10 @@ func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store,
 	return f, dynamic, nil
 }
 
+// spillShares bounds Retrieved, outside a window focused on a question to
+// memory, to that many times its share (see Build).
+const spillShares = 2
+
 // staticPartition holds the run's system prompt (or the one opts gives)
 // and its task, uncut.
 func staticPartition(run journal.Run, opts Options) Partition {
@@ -150,29 +168,59 @@ func staticPartition(run journal.Run, opts Options) Partition {
 	return static
 }
 
-// MeasureEnds measures a run's Static and Dynamic partitions as Build
+// EndsMeter measures a run's Static and Dynamic partitions as Build
 // renders them, without reading the iterations Working shows: it is the
 // scheduler's hook (fold.Scheduler.MeasureEnds), so that the pressure the
-// scheduler folds on is the window that is rendered.
-func MeasureEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, opts Options) (fold.Ends, error) {
-	from, err := fs.WorkingFrom(ctx, run.ID)
+// scheduler folds on is the window that is rendered. It keeps the measure
+// of the last system prompt and task, which seldom change, and is safe for
+// concurrent use.
+type EndsMeter struct {
+	Journal   *journal.Store
+	Fold      *fold.Store
+	Tokenizer scoring.Tokenizer
+
+	mu         sync.Mutex
+	key        string
+	need, cost int
+}
+
+// Measure measures run's ends, laid out with cfg.
+func (m *EndsMeter) Measure(ctx context.Context, run journal.Run, cfg fold.Config) (fold.Ends, error) {
+	from, err := m.Fold.WorkingFrom(ctx, run.ID)
 	if err != nil {
 		return fold.Ends{}, err
 	}
-	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
-	static := staticPartition(run, opts)
-	need := f.staticNeed(&static)
+	opts := Options{Config: cfg, Tokenizer: m.Tokenizer}
+	need, cost := m.static(run, opts)
 	opts.Config = opts.Config.WithStatic(need)
-	static.Budget = opts.Config.StaticBudget()
+	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
 	var omitted []string
-	dynamic, err := buildDynamic(ctx, j, fs, run, func(n int) bool { return n >= from }, opts, &omitted)
+	dynamic, err := buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, &omitted)
 	if err != nil {
 		return fold.Ends{}, err
 	}
 	dynamic.Budget = opts.Config.DynamicBudget()
-	f.fitStatic(&static)
 	f.fitTail(&dynamic, &omitted)
-	return fold.Ends{StaticNeed: need, Static: f.cost(&static), Dynamic: f.cost(&dynamic)}, nil
+	return fold.Ends{StaticNeed: need, Static: cost, Dynamic: f.cost(&dynamic)}, nil
+}
+
+// static returns what run's Static partition needs uncut and what it
+// costs once fitted, measuring it again only when its text changed.
+func (m *EndsMeter) static(run journal.Run, opts Options) (need, cost int) {
+	c := opts.Config
+	key := fmt.Sprintf("%d %v %s\x00%s", c.Budget, c.Shares, run.SystemPrompt, run.Task)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.key == key {
+		return m.need, m.cost
+	}
+	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
+	static := staticPartition(run, opts)
+	need = f.staticNeed(&static)
+	static.Budget = opts.Config.WithStatic(need).StaticBudget()
+	f.fitStatic(&static)
+	m.key, m.need, m.cost = key, need, f.cost(&static)
+	return m.need, m.cost
 }
 
 // finish sets the window's partitions, as fitted, and renders them.
