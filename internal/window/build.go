@@ -98,9 +98,9 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	// Retrieved. But Retrieved is after the prefix a provider's cache
 	// reuses: every token of it is paid in full at every call while the
 	// recall lasts. Outside a question to memory it may therefore grow to
-	// spillShares times its share, or as much as the most wanted recall
-	// takes in full: enough to show a recalled step whole, not to fill
-	// every call with history.
+	// spillShares times its share, a quarter of the budget, or as much as
+	// the most wanted recall takes in full, whichever is most: enough to
+	// show recalled steps whole, not to fill every call with history.
 	spare := cfg.Budget - fold.Margin(cfg.Budget) - used - f.cost(&working)
 	if !c.Focused && len(opts.Recalled) > 0 {
 		first := opts.Recalled[0]
@@ -108,7 +108,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		if whole == 0 {
 			whole = f.count(first.Full)
 		}
-		spare = min(spare, max((spillShares-1)*cfg.RetrievedBudget(), whole+f.count(first.Name)+8))
+		spare = min(spare, max((spillShares-1)*cfg.RetrievedBudget(), cfg.Budget/spillQuarter-f.cost(&retrieved), whole+f.count(first.Name)+8))
 	}
 	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted, spare)
 	c.Omitted = append(c.Omitted, recallOmitted...)
@@ -147,6 +147,10 @@ func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store,
 // spillShares bounds Retrieved, outside a window focused on a question to
 // memory, to that many times its share (see Build).
 const spillShares = 2
+
+// spillQuarter: outside a question to memory, Retrieved may also take up
+// to a quarter of the budget, whatever its share (see Build).
+const spillQuarter = 4
 
 // staticPartition holds the run's system prompt (or the one opts gives)
 // and its task, uncut.

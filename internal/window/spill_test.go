@@ -15,8 +15,8 @@ import (
 // Retrieved share while Working, with three iterations, leaves most of the
 // budget unused: focused on a question to memory, the recalls show in full
 // in what is left and Working keeps its iterations; unfocused, Retrieved
-// grows to twice its share at most (its tail is paid in full at every
-// call), the most wanted recall in full. The window stays within its
+// grows to twice its share or a quarter of the budget at most (its tail
+// is paid in full at every call), the most wanted recall in full. The window stays within its
 // budget. With the budget used up, some show one line each, or are named.
 func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 	t.Parallel()
@@ -75,10 +75,10 @@ func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 			}
 			continue
 		}
-		if !tc.focus && tc.budget == 8000 && (cx.Recalls["recall:1"] != window.ShownFull || full < 2 || ret.Tokens > 2*share) {
+		if !tc.focus && tc.budget == 8000 && (cx.Recalls["recall:1"] != window.ShownFull || full < 2 || ret.Tokens > max(2*share, tc.budget/4)) {
 			t.Errorf("budget %d, unfocused: %v, retrieved %d tokens (share %d)", tc.budget, cx.Recalls, ret.Tokens, share)
 		}
-		if full == len(recalls) || ret.Tokens > ret.Budget {
+		if tc.budget == 2000 && full == len(recalls) || ret.Tokens > ret.Budget {
 			t.Errorf("budget %d: %d of %d recalls in full, retrieved %d tokens of budget %d", tc.budget, full, len(recalls), ret.Tokens, ret.Budget)
 		}
 	}
