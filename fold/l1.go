@@ -18,11 +18,17 @@ const l1ErrorRunes = 120
 //	[iter 83] read_file src/parser/core.py → 214 lines ok
 //	[iter 91] run_shell `pytest -q tests/test_ingest.py` → FAILED: AssertionError: assert 4 == 5
 //
-// An iteration without tool calls shows the first sentence of its thought.
+// An iteration without tool calls shows the first sentence of its thought,
+// or of its user message when it has no thought.
 func L1Line(it *journal.Iteration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[iter %d] ", it.Number)
 	if len(it.Calls) == 0 {
+		if it.Thought == "" && len(it.User) > 0 {
+			b.WriteString("user: ")
+			b.WriteString(firstSentence(it.User[0], 140))
+			return b.String()
+		}
 		b.WriteString("thought: ")
 		b.WriteString(firstSentence(it.Thought, 140))
 		return b.String()

@@ -72,6 +72,8 @@ func TestL1LineTemplates(t *testing.T) {
 		}}, `[iter 7] ask_oracle {"question": "why is the sky blue"} → ok, 20 B`},
 		{"no calls", journal.Iteration{Number: 9, Thought: "All tests pass now. Next I will clean up the\nlexer."},
 			"[iter 9] thought: All tests pass now."},
+		{"user message only", journal.Iteration{Number: 12, User: []string{"Which streaming service do I use? Asking for a friend."}},
+			"[iter 12] user: Which streaming service do I use?"},
 		{"pending", journal.Iteration{Number: 10, Calls: []journal.ToolCall{
 			call("run_shell", `{"command":"make build"}`, "", ""),
 		}}, "[iter 10] run_shell `make build` → no result yet"},

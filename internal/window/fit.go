@@ -158,18 +158,30 @@ func (f *fitter) fitTail(p *Partition, omitted *[]string) {
 }
 
 // fitWorking shows the oldest Working iterations as their L1 line, then
-// leaves them out, until the partition fits what the others left.
+// leaves them out, until the partition fits what the others left. The
+// newest, the step the agent is on, stays whole while it fits alone: it
+// becomes a line, or leaves, last.
 func (f *fitter) fitWorking(p *Partition, notes []*fold.Note, omitted *[]string) {
-	for i := 0; i < len(p.Sections) && f.cost(p) > p.Budget; i++ {
+	oneLine := func(i int) {
 		s, n := &p.Sections[i], notes[i]
 		f.setText(s, n.L1)
 		s.Messages = []fold.Message{{Role: "assistant", Content: fold.StrPtr(n.L1)}}
 		s.MessageTokens = fold.MessagesTokens(f.tok, s.Messages)
 		*omitted = append(*omitted, fmt.Sprintf("%s shown as one line", s.Source))
 	}
-	for f.cost(p) > p.Budget && len(p.Sections) > 0 {
+	for i := 0; i < len(p.Sections)-1 && f.cost(p) > p.Budget; i++ {
+		oneLine(i)
+	}
+	for f.cost(p) > p.Budget && len(p.Sections) > 1 {
 		*omitted = append(*omitted, p.Sections[0].Source+" left out")
-		p.Sections = p.Sections[1:]
+		p.Sections, notes = p.Sections[1:], notes[1:]
+	}
+	if len(p.Sections) == 1 && f.cost(p) > p.Budget {
+		oneLine(0)
+		if f.cost(p) > p.Budget {
+			*omitted = append(*omitted, p.Sections[0].Source+" left out")
+			p.Sections = nil
+		}
 	}
 }
 
