@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,4 +145,85 @@ func TestSecondHopFindsWhatTheQuestionDoesNotName(t *testing.T) {
 	if _, ok := hitFor(ask(8), 140); !ok {
 		t.Error("the second search did not bring back iteration 140, which shares the first hits' rare word")
 	}
+}
+
+// TestNearbyPrefersAStretchAboutTheQuestion: a lone turn that says "lemon
+// cake" in passing matches the question's words best; three turns in a row
+// about grandmother's recipe match one word each, but together all. With the
+// nearby signal the stretch ranks first; without it, the lone turn.
+func TestNearbyPrefersAStretchAboutTheQuestion(t *testing.T) {
+	t.Parallel()
+	lines := fillers(200)
+	lines[19] = "Someone at the market near the old station mentioned a lemon cake in passing."
+	lines[119] = "My grandmother kept her recipe in a notebook."
+	lines[120] = "Hers took three lemons and a cup of sugar."
+	lines[121] = "The cake came out of the oven golden."
+	best := func(near int) int {
+		eng, run := dialogue(t, lines, 4000, func(c *recall.Config) { c.Nearby = near })
+		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"What was in the lemon cake recipe?"}, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Fatalf("nearby %d: no hits", near)
+		}
+		return hits[0].Matched[0]
+	}
+	if got := best(-1); got != 20 {
+		t.Fatalf("set-up: without the nearby signal the best hit is iteration %d, want the lone turn, 20", got)
+	}
+	if got := best(2); got < 120 || got > 122 {
+		t.Errorf("with the nearby signal the best hit is iteration %d, want one of the stretch, 120-122", got)
+	}
+}
+
+// TestAQuestionToMemoryStaysWholeInItsWindow: when the current step asks
+// memory a question, Retrieved takes most of the window, and Working what
+// is left; the question itself, a user message with no thought, shows
+// whole there, not as an empty one-line summary.
+func TestAQuestionToMemoryStaysWholeInItsWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lines := fillers(300)
+	for i := 10; i < 300; i += 7 {
+		lines[i] = fmt.Sprintf("Turn %d: we talked about the lemon cake recipe again, and the weather, and the cake stall at the fair.", i+1)
+	}
+	eng, run := dialogue(t, lines, 2000, nil)
+	const question = "What was in the lemon cake recipe we talked about?"
+	raw, err := json.Marshal(journal.TextPayload{Content: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := journal.Event{Seq: run.LastSeq + 1, Timestamp: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), Type: journal.TypeUserMessage, Payload: raw}
+	if _, err := eng.Journal.Append(ctx, run.ID, journal.FormatDelta, []journal.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Update(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if run, err = eng.Journal.Run(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Retrieve(ctx, run, recall.Query{Keywords: []string{question}}); err != nil {
+		t.Fatal(err)
+	}
+	cw, err := eng.Context(ctx, run, memory.ContextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cw.Focused {
+		t.Fatal("set-up: the window is not focused on the question")
+	}
+	for _, p := range cw.Partitions {
+		if p.Name != "working" {
+			continue
+		}
+		for _, s := range p.Sections {
+			if s.Source == fmt.Sprintf("iteration:%d", run.Iterations) && strings.Contains(s.Content, question) {
+				return
+			}
+		}
+		t.Fatalf("Working does not show the question whole: %+v", p.Sections)
+	}
+	t.Fatal("the window has no Working partition")
 }

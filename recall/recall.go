@@ -77,6 +77,10 @@ type Config struct {
 	// search, whose ranking is fused with the first (default 8; -1 for
 	// none): see secondhop.go.
 	SecondHop int
+	// Nearby is how many iterations on each side of an explicit recall's
+	// hit count as around it, for the nearby signal (nearby.go; default
+	// 2, the exchange before and after a turn; -1 for none).
+	Nearby int
 }
 
 // maxIndexEvery bounds Config.IndexEvery: an explicit recall catches up
@@ -85,7 +89,7 @@ const maxIndexEvery = 1024
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8, Nearby: 2}
 }
 
 func (c Config) withDefaults() Config {
@@ -123,6 +127,12 @@ func (c Config) withDefaults() Config {
 	case c.SecondHop < 0:
 		c.SecondHop = 0
 	}
+	switch {
+	case c.Nearby == 0:
+		c.Nearby = d.Nearby
+	case c.Nearby < 0:
+		c.Nearby = 0
+	}
 	return c
 }
 
@@ -145,6 +155,9 @@ func (c Config) Validate() error {
 	}
 	if c.SecondHop > 64 {
 		return fmt.Errorf("recall second_hop %d: want -1 (none) to 64 words", c.SecondHop)
+	}
+	if c.Nearby > 64 {
+		return fmt.Errorf("recall nearby %d: want -1 (none) to 64 iterations", c.Nearby)
 	}
 	if c.Context > 8 {
 		return fmt.Errorf("recall context %d: want -1 (none) to 8 iterations", c.Context)

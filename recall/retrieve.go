@@ -69,6 +69,9 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	}
 	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
 	hits, err := ix.search(ctx, l)
+	if err == nil {
+		hits = nearby(hits, r.cfg.Nearby, max(run.Iterations, 1))
+	}
 	if err == nil && q.Fill {
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,9 @@ func evalFlags(what, cv string) []cli.Flag {
 	}
 }
 
+// questionsFlag writes each question's result, for reading misses.
+var questionsFlag = &cli.StringFlag{Name: "questions", Usage: "also write one JSON line per question to `FILE`: its evidence turns, which of them each system's context held, its size (and, for longmemeval, each system's first five sessions)"}
+
 // cvRecall is what --cv does for the question evals.
 var cvRecall = fmt.Sprintf("also cross-validate the recall settings: each held-out part is evaluated with the setting that did best on the others (%d settings, each evaluated once more)", len(eval.Candidates))
 
@@ -66,14 +70,15 @@ with the mean context tokens, beside the recent and bm25-turns baselines. Malfor
 ids ("D8:6; D9:17", "D:11:26") are parsed where possible and counted.
 
 With --cv, each conversation is also evaluated with every recall setting eval tries
-(recall.focus, recall.second_hop), and reported with the one that did best on the other
+(recall.focus, recall.second_hop, recall.nearby), and reported with the one that did best on the other
 conversations: held-out figures, beside the figures of the default settings on the whole file.
 
 Examples:
    delta memory eval locomo locomo10.json
    delta memory eval locomo --cv --budget 2000 locomo10.json
-   delta memory eval locomo --budget 8000 --limit 2 --json locomo10.json > locomo.json`,
-		Flags: evalFlags("conversations", cvRecall),
+   delta memory eval locomo --budget 8000 --limit 2 --json locomo10.json > locomo.json
+   delta memory eval locomo --questions misses.jsonl locomo10.json   # one line per question`,
+		Flags: append(evalFlags("conversations", cvRecall), questionsFlag),
 		Action: evalAction(e, evalSpec{name: "locomo", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			convs, err := locomo.Load(path)
 			if err != nil {
@@ -111,7 +116,7 @@ Examples:
    delta memory eval longmemeval longmemeval_s_cleaned.json
    delta memory eval longmemeval --cv longmemeval_s_cleaned.json
    delta memory eval longmemeval --limit 20 --json questions/ > lme.json`,
-		Flags: evalFlags("questions", cvRecall),
+		Flags: append(evalFlags("questions", cvRecall), questionsFlag),
 		Action: evalAction(e, evalSpec{name: "longmemeval", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			qs, err := longmemeval.Load(path)
 			if err != nil {
@@ -149,8 +154,15 @@ func evalAction(e env, spec evalSpec) cli.ActionFunc {
 		}
 		p := newProgress(e, spec.name)
 		opts.Progress = p.evalProgress(spec.unit)
+		closeQuestions, err := questionsOutput(c, &opts)
+		if err != nil {
+			return err
+		}
 		rep, err := spec.run(c, path, opts)
 		p.done()
+		if cerr := closeQuestions(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
@@ -159,6 +171,36 @@ func evalAction(e env, spec evalSpec) cli.ActionFunc {
 		}
 		return rep.WriteText(e.stdout)
 	}
+}
+
+// questionsOutput opens --questions' file, if given, and sets
+// opts.Question to write each question to it as a JSON line. The function
+// it returns closes the file, reporting the first write error.
+func questionsOutput(c *cli.Context, opts *eval.Options) (func() error, error) {
+	path := c.String("questions") // "" for trajectories, which has no such flag
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, withHint(err, "--questions: pass a file in a writable directory")
+	}
+	enc := json.NewEncoder(f)
+	var werr error
+	opts.Question = func(q eval.QuestionResult) {
+		if werr == nil {
+			werr = enc.Encode(q)
+		}
+	}
+	return func() error {
+		if err := f.Close(); werr == nil {
+			werr = err
+		}
+		if werr != nil {
+			return fmt.Errorf("--questions %s: %w", path, werr)
+		}
+		return nil
+	}, nil
 }
 
 // evalSetup reads the argument and the flags every eval shares; several

@@ -330,3 +330,64 @@ func TestEvalTrajectoriesErrors(t *testing.T) {
 		t.Errorf("DELTA_MEMORY_BUDGET=4000,big: code %d\n%s", code, errOut)
 	}
 }
+
+// TestEvalQuestions writes one line per question: the fixture's 7
+// LoCoMo questions, each with its evidence, what each system's context
+// held of it (bm25-turns holds 0.857 of the questions' evidence overall,
+// so some line must miss some), and the engine's ranks; for LongMemEval,
+// the first sessions of each ranking too.
+func TestEvalQuestions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	path := filepath.Join(b.dir, "questions.jsonl")
+	if out, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", "--questions", path, locomoFixture); code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("%d lines, want one per question (7):\n%s", len(lines), raw)
+	}
+	missed := false
+	for _, l := range lines {
+		var q struct {
+			Run, Group, Question string
+			Evidence             []string
+			Found                map[string][]string
+			Tokens               map[string]int
+			Ranks                map[string][]int
+		}
+		if err := json.Unmarshal([]byte(l), &q); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if q.Run == "" || q.Group == "" || q.Question == "" || len(q.Evidence) == 0 || q.Tokens["delta"] == 0 || len(q.Ranks["delta"]) != len(q.Evidence) {
+			t.Errorf("incomplete line: %s", l)
+		}
+		for _, sys := range []string{"delta", "recent", "bm25-turns"} {
+			if len(q.Found[sys]) > len(q.Evidence) {
+				t.Errorf("%s found more than the evidence: %s", sys, l)
+			}
+		}
+		missed = missed || len(q.Found["bm25-turns"]) < len(q.Evidence)
+	}
+	if !missed {
+		t.Error("no line shows bm25-turns missing evidence, though its recall is 0.857")
+	}
+	lme := filepath.Join(b.dir, "lme.jsonl")
+	if out, errOut, code := b.run(t, ctx, "memory", "eval", "longmemeval", "--budget", "1000", "--questions", lme, longmemevalFixture); code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if raw, err = os.ReadFile(lme); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"sessions":{`) || !strings.Contains(string(raw), `"answer_sessions":[`) {
+		t.Errorf("LongMemEval lines lack the sessions:\n%s", raw)
+	}
+	if _, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--questions", filepath.Join(b.dir, "no", "such", "q.jsonl"), locomoFixture); code == 0 || !strings.Contains(errOut, "--questions") {
+		t.Errorf("an unwritable --questions file: code %d, %s", code, errOut)
+	}
+}

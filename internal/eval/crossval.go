@@ -21,16 +21,17 @@ type Candidate struct {
 }
 
 // Candidates are the settings a cross-validation chooses among: how many
-// of a question's best hits bring their neighbours (recall.focus), and
-// whether a second search runs on the words the first hits share
-// (recall.second_hop). The first is the default.
+// of a question's best hits bring their neighbours (recall.focus), whether
+// a second search runs on the words the first hits share
+// (recall.second_hop), and how far around a hit the nearby signal looks
+// (recall.nearby). The first is the default.
 var Candidates = []Candidate{
-	{Name: "focus 5, second hop 8", Recall: func(c *recall.Config) { c.Focus, c.SecondHop = 5, 8 }},
-	{Name: "focus 5, no second hop", Recall: func(c *recall.Config) { c.Focus, c.SecondHop = 5, -1 }},
-	{Name: "focus 1, second hop 8", Recall: func(c *recall.Config) { c.Focus, c.SecondHop = 1, 8 }},
-	{Name: "focus 1, no second hop", Recall: func(c *recall.Config) { c.Focus, c.SecondHop = 1, -1 }},
-	{Name: "focus 10, second hop 8", Recall: func(c *recall.Config) { c.Focus, c.SecondHop = 10, 8 }},
-	{Name: "focus 10, second hop 16", Recall: func(c *recall.Config) { c.Focus, c.SecondHop = 10, 16 }},
+	{Name: "focus 5, second hop 8, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, 8, 2 }},
+	{Name: "focus 5, second hop 8, nearby 5", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, 8, 5 }},
+	{Name: "focus 5, second hop 8, no nearby", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, 8, -1 }},
+	{Name: "focus 5, no second hop, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, -1, 2 }},
+	{Name: "focus 1, no second hop, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 1, -1, 2 }},
+	{Name: "focus 10, second hop 8, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 10, 8, 2 }},
 }
 
 // CrossValidation holds the held-out figures of a cross-validation: each
@@ -113,7 +114,7 @@ func overallMean(folds [][]Row, metric string) float64 {
 // counted by step.
 func withCandidate(opts Options, c Candidate, step func(run string)) Options {
 	o := opts
-	o.Dir, o.Limit, o.CrossValidate = "", 0, false
+	o.Dir, o.Limit, o.CrossValidate, o.Question = "", 0, false, nil
 	o.Engine.Recall = c.Recall
 	o.Progress = func(p Progress) { step(c.Name + ", " + p.Run) }
 	return o

@@ -118,7 +118,7 @@ func locomoConversation(ctx context.Context, c *locomo.Conversation, dir string,
 			step()
 			continue
 		}
-		s, err := locomoQuestion(ctx, ws, bm, tok, &d, lens, q.Question, opts.Budget)
+		s, err := locomoQuestion(ctx, ws, bm, tok, &d, lens, q.Question, opts.Budget, opts.Question != nil)
 		if err != nil {
 			return err
 		}
@@ -135,6 +135,9 @@ func locomoConversation(ctx context.Context, c *locomo.Conversation, dir string,
 			name = fmt.Sprintf("category %d", q.Category)
 		}
 		t.add(name, len(evidence), sc)
+		if opts.Question != nil {
+			opts.Question(d.questionResult(name, q.Question, evidence, s))
+		}
 		rep.Questions++
 		step()
 	}
@@ -143,12 +146,13 @@ func locomoConversation(ctx context.Context, c *locomo.Conversation, dir string,
 
 // locomoQuestion asks the engine on a fresh copy of the conversation, and
 // the bm25-turns baseline.
-func locomoQuestion(ctx context.Context, ws *workspace, bm *bm25Index, tok scoring.Tokenizer, d *Dialogue, lens []int, question string, budget int) (map[string]shown, error) {
+// With rank, the engine's ranking is kept too, for Options.Question.
+func locomoQuestion(ctx context.Context, ws *workspace, bm *bm25Index, tok scoring.Tokenizer, d *Dialogue, lens []int, question string, budget int, rank bool) (map[string]shown, error) {
 	eng, done, err := ws.fresh(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ours, err := ask(ctx, eng, d, question, false)
+	ours, err := ask(ctx, eng, d, question, rank)
 	if derr := done(); err == nil {
 		err = derr
 	}

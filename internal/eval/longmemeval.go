@@ -153,8 +153,17 @@ func longMemEvalQuestion(ctx context.Context, q *longmemeval.Question, dir strin
 		return nil, 0, err
 	}
 	sc := scored{}
-	for sys, sh := range map[string]shown{SystemDelta: ours, SystemRecent: recentTurns(ws.tok, &d, lens, opts.Budget), SystemBM25: top} {
+	all := map[string]shown{SystemDelta: ours, SystemRecent: recentTurns(ws.tok, &d, lens, opts.Budget), SystemBM25: top}
+	for sys, sh := range all {
 		sc[sys] = d.rankScores(sh, evidence, sessions)
+	}
+	if opts.Question != nil {
+		qr := d.questionResult(q.Type, q.Text, evidence, all)
+		qr.Sessions, qr.Answer = map[string][]string{}, sessions
+		for sys, sh := range all {
+			qr.Sessions[sys] = d.topSessions(sh, 5)
+		}
+		opts.Question(qr)
 	}
 	return sc, len(evidence), nil
 }

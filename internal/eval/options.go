@@ -33,6 +33,9 @@ type Options struct {
 	// Progress, if set, is called after each question; with
 	// CrossValidate, Total counts every candidate's questions too.
 	Progress func(Progress)
+	// Question, if set, is given each question's result, in order. It is
+	// not called for the candidates of CrossValidate.
+	Question func(QuestionResult)
 }
 
 // Progress says how far an eval got.

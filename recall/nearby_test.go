@@ -1,0 +1,69 @@
+package recall
+
+import "testing"
+
+// TestNearbyCurrentStepLendsNothing: the step that asks matches its own
+// words best; the turn before it must not rise for being its neighbour.
+func TestNearbyCurrentStepLendsNothing(t *testing.T) {
+	t.Parallel()
+	hits := []Hit{
+		{Kind: KindIteration, First: 50, Last: 50, Score: 10}, // the current step
+		{Kind: KindIteration, First: 10, Last: 10, Score: 1.5},
+		{Kind: KindIteration, First: 49, Last: 49, Score: 1},
+	}
+	got := nearby(hits, 2, 50)
+	if got[1].First != 10 || got[2].First != 49 {
+		t.Errorf("order %d, %d, %d: want 50, 10, 49 (49 borrowed the current step's score)", got[0].First, got[1].First, got[2].First)
+	}
+}
+
+// TestNearbyOffKeepsTheRanking: with no window, or too few hits to fuse,
+// the hits come back as they went in.
+func TestNearbyOffKeepsTheRanking(t *testing.T) {
+	t.Parallel()
+	hits := []Hit{
+		{Kind: KindIteration, First: 3, Last: 3, Score: 3},
+		{Kind: KindIteration, First: 9, Last: 9, Score: 2},
+		{Kind: KindIteration, First: 10, Last: 10, Score: 1},
+	}
+	for _, w := range []int{0, -1} {
+		got := nearby(hits, w, 100)
+		for i := range hits {
+			if got[i] != hits[i] {
+				t.Fatalf("window %d changed hit %d: %+v", w, i, got[i])
+			}
+		}
+	}
+	if got := nearby(hits[:2], 2, 100); got[0] != hits[0] || got[1] != hits[1] {
+		t.Errorf("two hits were reordered: %+v", got)
+	}
+}
+
+// TestNearbyStretchOutranksALoneMatch: a turn whose neighbours match too
+// rises over a lone turn that matched a little better; scores stay in
+// order, highest first, on the best hit's scale.
+func TestNearbyStretchOutranksALoneMatch(t *testing.T) {
+	t.Parallel()
+	hits := []Hit{
+		{Kind: KindIteration, First: 20, Last: 20, Score: 5},
+		{Kind: KindIteration, First: 121, Last: 121, Score: 4},
+		{Kind: KindIteration, First: 122, Last: 122, Score: 3},
+		{Kind: KindIteration, First: 120, Last: 120, Score: 2},
+		{Kind: KindBlock, First: 200, Last: 240, Score: 1, Block: "b1"},
+	}
+	got := nearby(hits, 2, 300)
+	if got[0].First != 121 {
+		t.Errorf("best hit %d: want 121, in a stretch of three matches", got[0].First)
+	}
+	if got[0].Score != 5 {
+		t.Errorf("best score %g: want the best plain score, 5", got[0].Score)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Score > got[i-1].Score {
+			t.Errorf("scores out of order at %d: %g after %g", i, got[i].Score, got[i-1].Score)
+		}
+	}
+	if got[len(got)-1].Kind != KindBlock {
+		t.Errorf("the block, last by score and with no neighbours, moved: %+v", got)
+	}
+}
