@@ -58,8 +58,10 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]wi
 	// Render in full only while what was rendered could still fit: the
 	// fitter shows the most wanted first, so text past what the Retrieved
 	// partition may take (its share and what the others leave) would be
-	// counted and thrown away.
-	room := e.Config.Budget - e.Config.StaticBudget()
+	// counted and thrown away. The bound is the whole budget: Static may
+	// need far less than its share, and a window focused on a question
+	// gives Retrieved all that the others leave.
+	room := e.Config.Budget
 	var prev recall.Recall
 	for _, r := range active {
 		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0, keep, focused)
