@@ -20,6 +20,16 @@ import (
 // session by how many of its turns rank high), without knowing where
 // sessions begin: the window is a few turns on each side.
 
+// nearbyForWords applies the nearby signal to a query in words. A query
+// that names an identifier (ids) looks it up: its exact matches come
+// first, wherever they sit, and the hits keep BM25's order.
+func nearbyForWords(hits []Hit, ids []string, w, now int) []Hit {
+	if len(ids) > 0 {
+		return hits
+	}
+	return nearby(hits, w, now)
+}
+
 // nearby reorders hits by fusing their ranking with the nearby ranking.
 // Blocks keep their scores and take part in the fusion by their own
 // rank. The current step (iteration now and later), which matches its

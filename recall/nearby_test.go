@@ -67,3 +67,22 @@ func TestNearbyStretchOutranksALoneMatch(t *testing.T) {
 		t.Errorf("the block, last by score and with no neighbours, moved: %+v", got)
 	}
 }
+
+// TestNearbyLeavesIdentifierQueriesAlone: a query naming an identifier
+// keeps BM25's order, where its exact matches come first; the same hits
+// for a question in words are reordered.
+func TestNearbyLeavesIdentifierQueriesAlone(t *testing.T) {
+	t.Parallel()
+	hits := []Hit{
+		{Kind: KindIteration, First: 30, Last: 30, Score: 5},
+		{Kind: KindIteration, First: 121, Last: 121, Score: 4},
+		{Kind: KindIteration, First: 122, Last: 122, Score: 3},
+		{Kind: KindIteration, First: 120, Last: 120, Score: 2},
+	}
+	if got := nearbyForWords(hits, []string{"data/cache_3d5a4.json"}, 2, 300); got[0].First != 30 || got[0].Score != 5 {
+		t.Errorf("an identifier query was reordered: %+v", got)
+	}
+	if got := nearbyForWords(hits, nil, 2, 300); got[0].First != 121 {
+		t.Errorf("a question in words kept BM25's order: %+v", got)
+	}
+}

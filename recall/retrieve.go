@@ -70,7 +70,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
 	hits, err := ix.search(ctx, l)
 	if err == nil {
-		hits = nearby(hits, r.cfg.Nearby, max(run.Iterations, 1))
+		hits = nearbyForWords(hits, ids, r.cfg.Nearby, max(run.Iterations, 1))
 	}
 	if err == nil && q.Fill {
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits)
