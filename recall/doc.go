@@ -3,7 +3,10 @@
 // A bleve index, derived from SQLite and rebuilt from it at will, holds one
 // document per iteration and one per block. Three kinds of recall read it:
 //
-//   - explicit: the agent or user asks by keyword (Retrieve), BM25-ranked;
+//   - explicit: the agent or user asks by keyword (Retrieve), BM25-ranked,
+//     each hit ranked again by the hits around it (nearby.go) and, for a
+//     question that fills the window, by a second search on the words the
+//     best hits share (secondhop.go);
 //   - implicit: the newest iteration names a specific entity (a path, an
 //     identifier) that folded content holds, and the match is strong enough
 //     once its specificity is weighed with the content's importance;

@@ -29,7 +29,8 @@ type Query struct {
 func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 
 // Retrieve runs an explicit recall over a run: BM25 over its iteration and
-// block documents, ranking what the window shows in full too (such a hit
+// block documents, fused with the nearby signal for a question in words
+// (nearby.go), ranking what the window shows in full too (such a hit
 // says so in Recall.Visible), and records
 // them so that the next context shows them in the Retrieved partition. It
 // returns the hits as recorded, best first.
