@@ -6,15 +6,17 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // Window is a compiled context window, as Context, SubtaskContext and Sync
 // return it. Markdown gives the text for a system block, the Messages field
 // the OpenAI chat messages (every tool call next to its result), and
 // encoding/json the inspection shape that `delta memory context --format
-// json` prints. The alias lets callers outside this module name the type.
+// json` prints. The type is defined in package window as Context, which
+// callers may import and use directly; the alias stays, as part of the
+// stable API.
 type Window = window.Context
 
 // ErrLocked is returned, wrapped, by Sync, Import and Append when another

@@ -32,6 +32,10 @@
 // journal.Run, fold.Block, recall.Query) are stable in the fields those
 // methods use.
 //
+// The packages window, eval and simulate can be imported too. In window,
+// Context (which Window names), Options, Partition and Section are stable;
+// eval and simulate are tools, and their APIs may change.
+//
 // Everything else exported here serves the delta command and may change:
 // Engine's fields (Journal, Fold, Folder, Scheduler, Recall, LLM), OpenOn,
 // Leave, Release, Discard, the settings plumbing (FileConfig, Settings,

@@ -13,10 +13,10 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/scoring"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // ErrNoDatabase is returned by Open with MustExist when there is no file yet.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // longAgent is a transcript with the long system prompt and task real

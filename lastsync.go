@@ -9,7 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
-	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // LastSync is how the newest memory file a sync wrote for a run began like

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // toolStep is one OpenAI-format step: a call and, unless pending, its result.

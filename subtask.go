@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // SubtaskContext builds the context of a sub-agent the run hands subtask

@@ -11,8 +11,8 @@ import (
 
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // DefaultKeepRecent is how many newest iterations sync leaves to Delta

@@ -12,8 +12,8 @@ import (
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 func openSyncEngine(t *testing.T) (*memory.Engine, string) {

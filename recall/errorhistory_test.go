@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory/internal/testrun"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // historyCase is a generated run in which a file is made, changed once

@@ -9,9 +9,9 @@ import (
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/testrun"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // TestRecallFillsTheRoom asks with no limit: the recall takes many hits,

@@ -7,8 +7,8 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // Plants shared by the tests: a cache file deleted at 271 and read at 372;

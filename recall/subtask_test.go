@@ -8,8 +8,8 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // TestSubtaskContextHoldsWhatTheSubtaskNeeds: a sub-agent's context holds

@@ -13,11 +13,11 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/synth"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/simulate"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 func demoCommand(e env) *cli.Command {

@@ -10,10 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/eval"
+	"github.com/delta-memory/delta-memory/eval"
 	"github.com/delta-memory/delta-memory/internal/locomo"
 	"github.com/delta-memory/delta-memory/internal/longmemeval"
-	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 func evalCommand(e env) *cli.Command {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/eval"
+	"github.com/delta-memory/delta-memory/eval"
 )
 
 var (
@@ -17,7 +17,7 @@ var (
 	longmemevalFixture = filepath.Join("..", "..", "testdata", "eval", "longmemeval")
 )
 
-// The figures are worked out by hand in internal/eval's fixture tests;
+// The figures are worked out by hand in eval's fixture tests;
 // here the command's output is checked to carry them.
 func TestEvalLoCoMo(t *testing.T) {
 	t.Parallel()

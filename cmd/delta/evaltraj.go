@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/delta-memory/delta-memory/internal/eval"
+	"github.com/delta-memory/delta-memory/eval"
 )
 
 // cvFold is what --cv does for eval trajectories.

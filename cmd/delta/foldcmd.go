@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 func foldCommand(e env) *cli.Command {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/simulate"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/simulate"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // glance is what the text form of `show` prints about a run.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // mcpTool is one tool the server offers: its definition, the argument

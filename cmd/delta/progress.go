@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 // progressMinBytes is the file size from which import reports progress:

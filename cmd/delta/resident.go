@@ -15,8 +15,8 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/resident"
-	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 // opSync is the resident server's one op of its own: a sync.

@@ -7,8 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 func retrieveCommand(e env) *cli.Command {

@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 func simulateCommand(e env) *cli.Command {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 // TestSimulateAgreesWithShow replays a journal into a database with --db,

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/simulate"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 func syncCommand(e env) *cli.Command {

@@ -8,9 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/simulate"
 	"github.com/delta-memory/delta-memory/internal/visualize"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/simulate"
 )
 
 func visualizeCommand(e env) *cli.Command {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/scoring"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // Prices are what a provider charges for input tokens, in US dollars per

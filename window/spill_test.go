@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory/internal/synth"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // TestRecallsTakeWhatWorkingLeaves offers recalls that overflow the

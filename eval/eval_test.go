@@ -62,7 +62,7 @@ func ev(delta, recent, bm25 float64) want {
 //     not, and "D9:99" names no turn: those two questions are left out.
 func TestLoCoMoFixture(t *testing.T) {
 	t.Parallel()
-	convs, err := locomo.Load(filepath.Join("..", "..", "testdata", "eval", "locomo-mini.json"))
+	convs, err := locomo.Load(filepath.Join("..", "testdata", "eval", "locomo-mini.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestLoCoMoFixture(t *testing.T) {
 // turn 7th. At 1,000 tokens recent holds sessions 5 to 8, not 1 or 2.
 func TestLongMemEvalFixture(t *testing.T) {
 	t.Parallel()
-	qs, err := longmemeval.Load(filepath.Join("..", "..", "testdata", "eval", "longmemeval"))
+	qs, err := longmemeval.Load(filepath.Join("..", "testdata", "eval", "longmemeval"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestLongMemEvalFixture(t *testing.T) {
 func TestLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	convs, err := locomo.Load(filepath.Join("..", "..", "testdata", "eval", "locomo-mini.json"))
+	convs, err := locomo.Load(filepath.Join("..", "testdata", "eval", "locomo-mini.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestLimit(t *testing.T) {
 	if len(seen) != 5 || seen[4] != (Progress{Done: 5, Total: 5, Run: "mini-1"}) {
 		t.Errorf("progress %+v", seen)
 	}
-	qs, err := longmemeval.Load(filepath.Join("..", "..", "testdata", "eval", "longmemeval"))
+	qs, err := longmemeval.Load(filepath.Join("..", "testdata", "eval", "longmemeval"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestLimit(t *testing.T) {
 // TestInterrupted stops at once with the context's error.
 func TestInterrupted(t *testing.T) {
 	t.Parallel()
-	convs, err := locomo.Load(filepath.Join("..", "..", "testdata", "eval", "locomo-mini.json"))
+	convs, err := locomo.Load(filepath.Join("..", "testdata", "eval", "locomo-mini.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestInterrupted(t *testing.T) {
 	if _, err := LoCoMo(ctx, convs, Options{Budget: fixtureBudget}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("LoCoMo on a cancelled context: %v, want context.Canceled", err)
 	}
-	qs, err := longmemeval.Load(filepath.Join("..", "..", "testdata", "eval", "longmemeval"))
+	qs, err := longmemeval.Load(filepath.Join("..", "testdata", "eval", "longmemeval"))
 	if err != nil {
 		t.Fatal(err)
 	}

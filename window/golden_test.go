@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // goldenSmall is a hand-written 14-iteration Delta journal: reads, a failing
 // test with a traceback, a milestone at iteration 6, a user message, a fix,
 // writes and a passing suite.
-var goldenSmall = filepath.Join("..", "..", "testdata", "golden", "small")
+var goldenSmall = filepath.Join("..", "testdata", "golden", "small")
 
 // TestGoldenSmall imports the small journal at a budget of 4000 tokens and
 // compares the context window, as `delta memory context` prints it in the

@@ -13,8 +13,8 @@ import (
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/synth"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 var partitionOrder = []string{window.Static, window.LongTerm, window.ShortTerm, window.Working, window.Retrieved, window.Dynamic}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // Options tune Run.

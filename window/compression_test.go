@@ -15,7 +15,7 @@ import (
 // Run with -v to see the figures.
 func TestCompressionOnCommittedJournal(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "..", "testdata", "journals", "synth-400.jsonl")
+	path := filepath.Join("..", "testdata", "journals", "synth-400.jsonl")
 	for _, budget := range []int{8000, 32000} {
 		ctx := context.Background()
 		eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "m.db"), Budget: budget})

@@ -15,7 +15,7 @@ import (
 
 // The dev data lives beside the repository, in ../shared/evaldata; these
 // tests skip when it is not there.
-var devData = filepath.Join("..", "..", "..", "shared", "evaldata")
+var devData = filepath.Join("..", "..", "shared", "evaldata")
 
 // Floors under what the dev data gives at 4,000 tokens (LoCoMo evidence
 // recall 0.878, LongMemEval session recall_all@5 0.889, on 2026-11-25): a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/synth"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 func writeFile(t *testing.T, name, content string) string {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/window"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // replayDelta replays tr into a fresh engine under dir, as the agent's

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/window"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 func TestRunPricesEachCallWithItsCachedPrefix(t *testing.T) {
