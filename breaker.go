@@ -130,6 +130,7 @@ func (e *Engine) HeldBack() int { return int(e.held.Load()) }
 // circuit breaker is open.
 type CircuitOpenError struct{ Status BreakerStatus }
 
+// Error says the breaker is open and when it will try again.
 func (e *CircuitOpenError) Error() string {
 	until := ""
 	if e.Status.OpenUntil != nil {

@@ -102,7 +102,10 @@ type ConfigError struct {
 	Err  error
 }
 
+// Error names the settings file and what is wrong in it.
 func (e *ConfigError) Error() string { return fmt.Sprintf("config %s: %v", e.File, e.Err) }
+
+// Unwrap returns the cause.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // DefaultFileConfig returns the settings a file starts from: DESIGN.md's

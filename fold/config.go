@@ -149,10 +149,20 @@ func (c Config) OutputCap() int {
 // share returns a partition's budget in tokens.
 func (c Config) share(f float64) int { return int(f * float64(c.Budget)) }
 
-// Partition budgets in tokens.
-func (c Config) StaticBudget() int    { return c.share(c.Shares.Static) }
-func (c Config) LongTermBudget() int  { return c.share(c.Shares.LongTerm) }
+// StaticBudget is the Static partition's share of the budget, in tokens.
+func (c Config) StaticBudget() int { return c.share(c.Shares.Static) }
+
+// LongTermBudget is the Long-term partition's share, in tokens.
+func (c Config) LongTermBudget() int { return c.share(c.Shares.LongTerm) }
+
+// ShortTermBudget is the Short-term partition's share, in tokens.
 func (c Config) ShortTermBudget() int { return c.share(c.Shares.ShortTerm) }
-func (c Config) WorkingBudget() int   { return c.share(c.Shares.Working) }
+
+// WorkingBudget is the Working partition's share, in tokens.
+func (c Config) WorkingBudget() int { return c.share(c.Shares.Working) }
+
+// RetrievedBudget is the Retrieved partition's share, in tokens.
 func (c Config) RetrievedBudget() int { return c.share(c.Shares.Retrieved) }
-func (c Config) DynamicBudget() int   { return c.share(c.Shares.Dynamic) }
+
+// DynamicBudget is the Dynamic partition's share, in tokens.
+func (c Config) DynamicBudget() int { return c.share(c.Shares.Dynamic) }

@@ -67,6 +67,7 @@ type RangeCutError struct {
 	First, Last int
 }
 
+// Error names the block the range would cut, and its iterations.
 func (e *RangeCutError) Error() string {
 	return fmt.Sprintf("the range cuts block %s (iterations %d-%d); fold a range that contains it whole, or unfold it first", e.Block, e.First, e.Last)
 }

@@ -111,6 +111,7 @@ type PayloadError struct {
 	Err  error
 }
 
+// Error names the event whose payload did not decode.
 func (e *PayloadError) Error() string {
 	return fmt.Sprintf("event seq %d (%s): payload does not match the type: %v", e.Seq, e.Type, e.Err)
 }

@@ -22,6 +22,7 @@ type InputError struct {
 	Hint string
 }
 
+// Error names the input's place and what is wrong there.
 func (e *InputError) Error() string {
 	switch {
 	case e.Line > 0:

@@ -34,6 +34,7 @@ type RangeError struct {
 	Iterations int
 }
 
+// Error names the range asked for and the run's.
 func (e *RangeError) Error() string {
 	want := fmt.Sprintf("iteration %d", e.From)
 	if e.To != e.From {
