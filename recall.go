@@ -295,10 +295,18 @@ type candidates struct {
 // passes over before it stops looking.
 const maxSkips = 8
 
+// maxHitShare bounds a hit past a fill's focus hits to this fraction of
+// the room (1/maxHitShare): a question's room holds tens of turns, and one
+// hit that would take an eighth of it or more (a long answer, a long tool
+// output) pushes out several hits ranked near it, each as likely to hold
+// what was asked. The best hits (recall focus) take what they need.
+const maxHitShare = 8
+
 // fillHits ranks the hits of a fill (recall.Query.Fill) and keeps, best
 // first, those that fit room, skipping one too long for what is left, so
-// that one long range does not keep the shorter ones after it out. It
-// renders hits only until the room is full.
+// that one long range does not keep the shorter ones after it out, and,
+// past the focus hits, one longer than an eighth of the room (maxHitShare).
+// It renders hits only until the room is full.
 func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, room int) (candidates, error) {
 	var c candidates
 	dry := q
@@ -324,6 +332,9 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 		if len(c.hits) > 0 && c.used+cost > room {
 			skips++
 			continue
+		}
+		if len(c.hits) >= e.Recall.Config().Focus && cost > room/maxHitShare {
+			continue // one long hit past the best would take the room of several
 		}
 		skips = 0
 		c.hits, c.texts, c.costs = append(c.hits, h), append(c.texts, rt), append(c.costs, cost)

@@ -253,3 +253,33 @@ func TestAQuestionToMemoryStaysWholeInItsWindow(t *testing.T) {
 	}
 	t.Fatal("the window has no Working partition")
 }
+
+// TestFillPassesOverALongHitPastTheBest: a question's room goes to many
+// hits. Past the best five, a hit that would take more than an eighth of
+// the room (a long answer that names the question's words in passing) is
+// passed over, and a short hit ranked after it takes its place; without
+// the bound, the long one would fit and stay.
+func TestFillPassesOverALongHitPastTheBest(t *testing.T) {
+	t.Parallel()
+	lines := fillers(300)
+	for i, at := range []int{40, 60, 80, 120, 140, 160} {
+		lines[at] = fmt.Sprintf("My marathon time, attempt %d: four hours and some minutes.", i+1)
+	}
+	long := "I looked up marathon pacing in general. "
+	for range 60 {
+		long += "The river path, the bus timetable and the library hours came up too, at some length. "
+	}
+	lines[100] = long
+	lines[250] = "Marathon again next spring."
+	eng, run := dialogue(t, lines, 4000, nil)
+	hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"What was my marathon time?"}, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := hitFor(hits, 101); ok {
+		t.Errorf("the long turn, past the best five, is a hit: %+v", hits)
+	}
+	if _, ok := hitFor(hits, 251); !ok {
+		t.Errorf("the short turn ranked after the long one is not a hit: %+v", hits)
+	}
+}
