@@ -27,7 +27,8 @@ they fit, else one line each.
 
 Without --limit the recall is a question to memory: it takes, best first, as many hits as
 the window has room for (at most recall max_hits, 100); past the focus, each hit comes
-with the other half of its exchange (the question it answers, the answer to its question),
+with the other half of its exchange (the question it answers, the answer to its question)
+and takes at most an eighth of the room,
 and a second search on the rare words the best hits share (recall second_hop) is fused
 with the first. The next context is focused on it: Retrieved may take all of the budget
 but Static, Dynamic and the current step, and the summaries and Working keep the rest.
