@@ -297,9 +297,9 @@ const maxSkips = 8
 
 // maxHitShare bounds a hit past a fill's focus hits to this fraction of
 // the room (1/maxHitShare): a question's room holds tens of turns, and one
-// hit that would take an eighth of it or more (a long answer, a long tool
-// output) pushes out several hits ranked near it, each as likely to hold
-// what was asked. The best hits (recall focus) take what they need.
+// hit that would take more than an eighth of it (a long answer, a long
+// tool output) pushes out several hits ranked near it, each as likely to
+// hold what was asked. The best hits (recall focus) take what they need.
 const maxHitShare = 8
 
 // fillHits ranks the hits of a fill (recall.Query.Fill) and keeps, best
@@ -316,7 +316,8 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 		return c, err
 	}
 	skips := 0
-	for _, h := range hits {
+	focus := e.Recall.Config().Focus
+	for i, h := range hits {
 		if room-c.used < 16 || skips >= maxSkips {
 			break
 		}
@@ -333,7 +334,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 			skips++
 			continue
 		}
-		if len(c.hits) >= e.Recall.Config().Focus && cost > room/maxHitShare {
+		if i >= focus && cost > room/maxHitShare {
 			continue // one long hit past the best would take the room of several
 		}
 		skips = 0

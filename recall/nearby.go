@@ -2,6 +2,7 @@ package recall
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -21,18 +22,21 @@ import (
 // sessions begin: the window is a few turns on each side.
 
 // nearbyForWords applies the nearby signal to a query in words. A query
-// that names an identifier (ids) looks it up: its exact matches come
-// first, wherever they sit, and the hits keep BM25's order.
-func nearbyForWords(hits []Hit, ids []string, w, now int) []Hit {
-	if len(ids) > 0 {
+// that names an identifier (named: a path, a file name, a code, as
+// scoring.Entities reads them) looks it up: its exact matches come first,
+// wherever they sit, and the hits keep BM25's order.
+func nearbyForWords(hits []Hit, named []string, w, now int) []Hit {
+	if len(named) > 0 {
 		return hits
 	}
 	return nearby(hits, w, now)
 }
 
 // nearby reorders hits by fusing their ranking with the nearby ranking.
-// Blocks keep their scores and take part in the fusion by their own
-// rank. The current step (iteration now and later), which matches its
+// Blocks take part in the fusion by their own rank alone. Every hit's
+// score becomes its fused score, scaled so that the best keeps its BM25
+// score, and strictly decreasing down the ranking, so that what orders
+// recalls by score (the recall store) keeps this order. The current step (iteration now and later), which matches its
 // own words best, lends no score to the turns before it. It returns hits
 // unchanged when w is 0 or there are fewer than three hits.
 func nearby(hits []Hit, w, now int) []Hit {
@@ -107,8 +111,13 @@ func nearby(hits []Hit, w, now int) []Hit {
 	for r, i := range order {
 		out[r] = hits[i]
 		// Scores keep their meaning (higher is better, in the BM25
-		// scale of the best hit) for what orders recalls by score.
+		// scale of the best hit) for what orders recalls by score; two
+		// hits with swapped ranks fuse to the same score, and the one
+		// ranked second gets the next lower float.
 		out[r].Score = top * fused[i] / fused[order[0]]
+		if r > 0 && out[r].Score >= out[r-1].Score {
+			out[r].Score = math.Nextafter(out[r-1].Score, math.Inf(-1))
+		}
 	}
 	return out
 }

@@ -4,16 +4,43 @@ import "testing"
 
 // TestNearbyCurrentStepLendsNothing: the step that asks matches its own
 // words best; the turn before it must not rise for being its neighbour.
+// Lent the current step's score, iteration 49 would sum to 11 and rank
+// second; without it, it is last.
 func TestNearbyCurrentStepLendsNothing(t *testing.T) {
 	t.Parallel()
 	hits := []Hit{
 		{Kind: KindIteration, First: 50, Last: 50, Score: 10}, // the current step
 		{Kind: KindIteration, First: 10, Last: 10, Score: 1.5},
+		{Kind: KindIteration, First: 20, Last: 20, Score: 1.4},
+		{Kind: KindIteration, First: 30, Last: 30, Score: 1.3},
+		{Kind: KindIteration, First: 40, Last: 40, Score: 1.2},
 		{Kind: KindIteration, First: 49, Last: 49, Score: 1},
 	}
 	got := nearby(hits, 2, 50)
-	if got[1].First != 10 || got[2].First != 49 {
-		t.Errorf("order %d, %d, %d: want 50, 10, 49 (49 borrowed the current step's score)", got[0].First, got[1].First, got[2].First)
+	if got[len(got)-1].First != 49 {
+		t.Errorf("iteration 49 ranks before others: %+v (it borrowed the current step's score)", got)
+	}
+}
+
+// TestNearbyScoresStrictlyDecrease: hits whose ranks are swapped between
+// the two rankings fuse to the same score; scores still decrease strictly
+// down the result, so a store ordering by score keeps the order.
+func TestNearbyScoresStrictlyDecrease(t *testing.T) {
+	t.Parallel()
+	// 10 is first by BM25 and second by its neighbourhood, 100 the other
+	// way round (98 and 102 lend it their scores): both fuse to
+	// 1/61 + 1/62.
+	hits := []Hit{
+		{Kind: KindIteration, First: 10, Last: 10, Score: 3},
+		{Kind: KindIteration, First: 100, Last: 100, Score: 2.85},
+		{Kind: KindIteration, First: 98, Last: 98, Score: 0.1},
+		{Kind: KindIteration, First: 102, Last: 102, Score: 0.1},
+	}
+	got := nearby(hits, 2, 300)
+	for i := 1; i < len(got); i++ {
+		if got[i].Score >= got[i-1].Score {
+			t.Errorf("score %d (%v) is not below score %d (%v): %+v", i, got[i].Score, i-1, got[i-1].Score, got)
+		}
 	}
 }
 

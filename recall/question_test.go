@@ -181,9 +181,10 @@ func TestNearbyPrefersAStretchAboutTheQuestion(t *testing.T) {
 // TestAQuestionToMemoryStaysWholeInItsWindow: when the current step asks
 // memory a question, Retrieved takes most of the window, and Working what
 // is left; the question itself, a user message with no thought, shows
-// whole there, not as an empty one-line summary. The hits the recall took
-// to fill the room show in full: Static needs a few tokens of its share
-// here, and Retrieved has that room too.
+// whole there (window's TestFitWorkingKeepsTheNewestWhole tests Working
+// at the edge of its budget). The hits the recall took to fill the room
+// show in full: Static needs a few tokens of its share here, and
+// Retrieved has that room too.
 func TestAQuestionToMemoryStaysWholeInItsWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -257,8 +258,8 @@ func TestAQuestionToMemoryStaysWholeInItsWindow(t *testing.T) {
 // TestFillPassesOverALongHitPastTheBest: a question's room goes to many
 // hits. Past the best five, a hit that would take more than an eighth of
 // the room (a long answer that names the question's words in passing) is
-// passed over, and a short hit ranked after it takes its place; without
-// the bound, the long one would fit and stay.
+// passed over, and the short hits keep coming; without the bound, the
+// long one would fit and stay.
 func TestFillPassesOverALongHitPastTheBest(t *testing.T) {
 	t.Parallel()
 	lines := fillers(300)

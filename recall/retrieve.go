@@ -59,10 +59,11 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	var ids, named []string
 	for _, k := range q.Keywords {
 		for _, e := range scoring.Entities(k) {
 			ids = appendEntity(ids, e.Value)
+			named = append(named, e.Value)
 		}
 		if k = strings.TrimSpace(k); k != "" && !strings.ContainsAny(k, " \t\n") {
 			ids = appendEntity(ids, k)
@@ -71,7 +72,9 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
 	hits, err := ix.search(ctx, l)
 	if err == nil {
-		hits = nearbyForWords(hits, ids, r.cfg.Nearby, max(run.Iterations, 1))
+		// A lone word is also looked up whole (ids), but only what reads
+		// as an identifier (named) makes the query a lookup.
+		hits = nearbyForWords(hits, named, r.cfg.Nearby, max(run.Iterations, 1))
 	}
 	if err == nil && q.Fill {
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits)

@@ -171,5 +171,13 @@ func fuse(first, second, kept []Hit) []Hit {
 			out[i].Score *= floor / (2 / float64(rrfK))
 		}
 	}
+	// Two hits with swapped ranks fuse to the same score: the one ranked
+	// second gets the next lower float, so that ordering by score keeps
+	// this order.
+	for i := 1; i < len(out); i++ {
+		if out[i].Score >= out[i-1].Score {
+			out[i].Score = math.Nextafter(out[i-1].Score, math.Inf(-1))
+		}
+	}
 	return out
 }

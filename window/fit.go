@@ -169,19 +169,19 @@ func (f *fitter) fitWorking(p *Partition, notes []*fold.Note, omitted *[]string)
 		s.MessageTokens = fold.MessagesTokens(f.tok, s.Messages)
 		*omitted = append(*omitted, fmt.Sprintf("%s shown as one line", s.Source))
 	}
+	if n := len(p.Sections); n > 0 {
+		// The newest too long to show whole even alone is a line from the
+		// start, and the older ones keep what room it leaves.
+		if alone := (Partition{Name: p.Name, Sections: p.Sections[n-1:]}); f.cost(&alone) > p.Budget {
+			oneLine(n - 1)
+		}
+	}
 	for i := 0; i < len(p.Sections)-1 && f.cost(p) > p.Budget; i++ {
 		oneLine(i)
 	}
-	for f.cost(p) > p.Budget && len(p.Sections) > 1 {
+	for f.cost(p) > p.Budget && len(p.Sections) > 0 {
 		*omitted = append(*omitted, p.Sections[0].Source+" left out")
-		p.Sections, notes = p.Sections[1:], notes[1:]
-	}
-	if len(p.Sections) == 1 && f.cost(p) > p.Budget {
-		oneLine(0)
-		if f.cost(p) > p.Budget {
-			*omitted = append(*omitted, p.Sections[0].Source+" left out")
-			p.Sections = nil
-		}
+		p.Sections = p.Sections[1:]
 	}
 }
 

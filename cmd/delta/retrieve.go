@@ -20,7 +20,8 @@ prints what it found, and records each hit as a recall: the next "delta memory c
 shows it in the Retrieved partition for the next iterations (recall ttl, default 8).
 Everything is ranked, what the window already shows in full too: such hits say
 "visible": true in --json, and the window never shows them twice. A hit amid other hits
-(within recall nearby iterations, default 2) ranks higher: both rankings are fused. The best five hits
+(within recall nearby iterations, default 2) ranks higher: both rankings are fused, unless
+a keyword is an identifier (a path, a file name, a code), whose exact matches come first. The best five hits
 (recall focus) come back with the iteration before and after them (recall context) unless
 those are much longer; a block hit brings back the iterations it covers, in full while
 they fit, else one line each.
