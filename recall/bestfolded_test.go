@@ -54,7 +54,7 @@ func TestBestFoldedKeepsEachIterationsCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.folds = foldedAt{3: true, 4: true}
-	covered := map[int]coverage{}
+	covered := newCoverages(r.folds, "r")
 	x, err := r.bestFolded(ctx, "r", 9, named{value: "x.go", term: "x.go", spec: 0.8}, 8, covered)
 	if err != nil {
 		t.Fatal(err)

@@ -166,14 +166,20 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 		b.WriteString(it.Calls[i].Command)
 	}
 	names := namedEntities(b.String(), maxNamed)
+	// What the calls alone name: the step acts on those.
+	var calls strings.Builder
+	for i := range it.Calls {
+		calls.WriteString(scoring.ArgText(it.Calls[i].Args))
+		calls.WriteByte('\n')
+		calls.WriteString(it.Calls[i].Command)
+		calls.WriteByte('\n')
+	}
+	acted := map[string]bool{}
+	for _, a := range namedEntities(calls.String(), maxNamed*max(1, len(it.Calls))) {
+		acted[a.term] = true
+	}
 	for i := range names {
-		for k := range it.Calls {
-			if slices.ContainsFunc(namedEntities(scoring.ArgText(it.Calls[k].Args)+"\n"+it.Calls[k].Command, maxNamed),
-				func(a named) bool { return a.term == names[i].term }) {
-				names[i].acted = true
-				break
-			}
-		}
+		names[i].acted = acted[names[i].term]
 	}
 
 	// A recall named again lives on.
@@ -212,18 +218,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 	now := it.Number
 	var cands []Recall
 	working := -1
-	// The entities' hits overlap, and the folds do not change while the
-	// triggers decide: each iteration's coverage is read once.
-	covered := map[int]coverage{}
-	coverageOf := func(n int) (coverage, error) {
-		if cov, ok := covered[n]; ok {
-			return cov, nil
-		}
-		_, imp, folded, err := r.folds.Covering(ctx, run, n)
-		cov := coverage{importance: imp, folded: folded}
-		covered[n] = cov
-		return cov, err
-	}
+	covered := newCoverages(r.folds, run)
 	// The values as written, for the recall's query.
 	written := map[string]string{}
 	for i := range it.Calls {
@@ -242,7 +237,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 		if last == 0 {
 			continue
 		}
-		cov, err := coverageOf(last)
+		cov, err := covered.of(ctx, last)
 		if err != nil {
 			return nil, err
 		}
@@ -309,6 +304,33 @@ type coverage struct {
 	folded     bool
 }
 
+// coverages reads iterations' coverage for one trigger decision, each
+// once: the entities' hits overlap, and the folds do not change while the
+// triggers decide.
+type coverages struct {
+	folds Folds
+	run   string
+	seen  map[int]coverage
+}
+
+func newCoverages(folds Folds, run string) *coverages {
+	return &coverages{folds: folds, run: run, seen: map[int]coverage{}}
+}
+
+// of returns iteration n's coverage.
+func (c *coverages) of(ctx context.Context, n int) (coverage, error) {
+	if cov, ok := c.seen[n]; ok {
+		return cov, nil
+	}
+	_, imp, folded, err := c.folds.Covering(ctx, c.run, n)
+	if err != nil {
+		return coverage{}, err
+	}
+	cov := coverage{importance: imp, folded: folded}
+	c.seen[n] = cov
+	return cov, nil
+}
+
 // Worth of a revisit and discount of a hit only an output showed, for
 // Strength: a step that acts again on an entity an earlier, folded step
 // acted on (opened, searched, called) needs what that step saw, however
@@ -325,9 +347,9 @@ const (
 // bestFolded finds the folded iteration before now that best explains an
 // entity: one that changed it, else one that failed on it, else the most
 // recent that acted on it, else one whose output showed it, and scores it
-// with Strength. covered keeps the coverage of the iterations looked at,
-// for the next entity.
-func (r *Recaller) bestFolded(ctx context.Context, run string, now int, n named, limit int, covered map[int]coverage) (Recall, error) {
+// with Strength. covered reads the coverage of the iterations looked at,
+// each once per trigger decision.
+func (r *Recaller) bestFolded(ctx context.Context, run string, now int, n named, limit int, covered *coverages) (Recall, error) {
 	var best Recall
 	seen := map[int]bool{}
 	for _, kind := range []int{mentionChanged, mentionActed, mentionShown} {
@@ -340,14 +362,9 @@ func (r *Recaller) bestFolded(ctx context.Context, run string, now int, n named,
 				continue
 			}
 			seen[h.First] = true
-			cov, ok := covered[h.First]
-			if !ok {
-				_, imp, folded, err := r.folds.Covering(ctx, run, h.First)
-				if err != nil {
-					return best, err
-				}
-				cov = coverage{importance: imp, folded: folded}
-				covered[h.First] = cov
+			cov, err := covered.of(ctx, h.First)
+			if err != nil {
+				return best, err
 			}
 			if !cov.folded {
 				continue
