@@ -28,6 +28,9 @@ func TestConfigValidate(t *testing.T) {
 		{"no second hop", Config{SecondHop: -1}, true},
 		{"a second hop of 64 words", Config{SecondHop: 64}, true},
 		{"a second hop past 64 words", Config{SecondHop: 65}, false},
+		{"no nearby signal", Config{Nearby: -1}, true},
+		{"nearby over 64 iterations", Config{Nearby: 64}, true},
+		{"nearby past 64 iterations", Config{Nearby: 65}, false},
 	} {
 		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: %+v gives %v", tc.name, tc.cfg, err)
