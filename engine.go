@@ -224,6 +224,7 @@ func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
 	e.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
 		return meter.Measure(ctx, run, e.Folder.Config)
 	}
+	e.Scheduler.MeasureRecalls = e.recallsCost
 	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(db.Path), p.recall)
 	e.Recall.Warn, e.warn = cfg.Warn, cfg.Warn
 	return e
@@ -364,13 +365,13 @@ type ContextOptions struct {
 // Context compiles the run's context window under the configured budget,
 // with the active recalls in the Retrieved partition.
 func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptions) (*window.Context, error) {
-	recalled, focused, err := e.recalled(ctx, run, opts.KeepRenders)
+	recalled, focused, laidOut, err := e.recalled(ctx, run, opts.KeepRenders)
 	if err != nil {
 		return nil, err
 	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
 		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled, Native: opts.Native,
-		Focus: focused,
+		Focus: focused, LaidOut: laidOut,
 	})
 }
 

@@ -38,50 +38,114 @@ func focus(active []recall.Recall, now int) bool {
 	return false
 }
 
-// recalled renders the run's active recalls for the Retrieved partition,
-// most wanted first, and reports whether the window is to focus on them
-// (window.Options.Focus). Iterations shown in full in Working are left
-// out, unless the window focuses: it then leaves them out of Working.
-func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) ([]window.Recalled, bool, error) {
+// recalled renders the recalls the window may show, reports whether the
+// window is to focus on them (window.Options.Focus), and, when not, from
+// which iteration its timeline is laid out (window.Options.LaidOut).
+//
+// A window focused on a question gets the active recalls, most wanted
+// first; iterations Working shows in full are rendered too, and the window
+// leaves them out of Working. Any other window lays its recalls out in the
+// run's timeline (window.Recalled.Since): it gets the recalls that have
+// not expired, and those that expired since the last fold or the last
+// multiple of four TTLs (recall.Config.FadeFrom), most recently made
+// first, each rendered whole whatever the others take, so that how a
+// recall shows never depends on the calls after it. Iterations shown in
+// full in Working are left out.
+func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (recalls []window.Recalled, focused bool, laidOut int, err error) {
 	if run.Iterations == 0 {
-		return nil, false, nil
+		return nil, false, 0, nil
 	}
 	active, err := e.Recall.Active(ctx, run.ID, run.Iterations)
 	if err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	}
-	focused := focus(active, run.Iterations)
+	focused = focus(active, run.Iterations)
+	from := 0
+	if !focused {
+		lastFold, err := e.Fold.LastFold(ctx, run.ID)
+		if err != nil {
+			return nil, false, 0, err
+		}
+		from = e.Recall.Config().FadeFrom(run.Iterations, lastFold)
+		if active, err = e.Recall.Lingering(ctx, run.ID, run.Iterations, from, maxOffered); err != nil {
+			return nil, false, 0, err
+		}
+		active = firstOfEach(active)
+	}
 	if len(active) > maxOffered {
 		active = active[:maxOffered]
 	}
 	out := make([]window.Recalled, 0, len(active))
-	// Render in full only while what was rendered could still fit: the
-	// fitter shows the most wanted first, so text past what the Retrieved
-	// partition may take (its share and what the others leave) would be
-	// counted and thrown away. The bound is the whole budget: Static may
-	// need far less than its share, and a window focused on a question
-	// gives Retrieved all that the others leave.
+	// A focused window renders in full only while what was rendered could
+	// still fit: the fitter shows the most wanted first, so text past what
+	// the Retrieved partition may take (its share and what the others
+	// leave) would be counted and thrown away. The bound is the whole
+	// budget: Static may need far less than its share, and a window
+	// focused on a question gives Retrieved all that the others leave.
 	room := e.Config.Budget
 	var prev recall.Recall
-	for _, r := range active {
-		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0, keep, focused)
+	for i, r := range active {
+		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0 || !focused, keep, focused)
 		if err != nil {
-			return nil, false, err
+			return nil, false, 0, err
 		}
 		if rt.folded == 0 {
 			continue // all of it shows in full already
 		}
 		room -= max(rt.fullTokens, rt.linesTokens)
+		// The section before names the query: say it once. A focused window
+		// shows the recalls in this order, the timeline in the order they
+		// were made, so there the one before is the next in the list.
+		before := prev
+		if !focused {
+			before = recall.Recall{}
+			if i+1 < len(active) {
+				before = active[i+1]
+			}
+		}
 		name := recallName(r)
-		if r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since {
-			// The section before named the query: say it once.
+		if r.Reason == recall.ReasonExplicit && before.Reason == r.Reason && before.Query == r.Query && before.Since == r.Since {
 			name = sameRecallName(r)
 		}
 		prev = r
 		out = append(out, window.Recalled{Name: name, Source: fmt.Sprintf("recall:%d", r.ID),
-			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)}})
+			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)},
+			Since: r.Since, Carried: r.Since < from, Lingering: r.Expires < run.Iterations})
 	}
-	return out, focused, nil
+	return out, focused, from, nil
+}
+
+// recallsCost is what the recalls would take in run's window's timeline
+// were they given their reach, 0 when the window focuses on a question
+// (its Retrieved partition then takes the room the others leave, whatever
+// the scheduler holds).
+func (e *Engine) recallsCost(ctx context.Context, run journal.Run) (int, error) {
+	recalled, focused, from, err := e.recalled(ctx, run, false)
+	if err != nil || focused {
+		return 0, err
+	}
+	return window.TimelineCost(e.Tokenizer, recalled, e.Folder.Config.RecallReach(), from, run.Iterations), nil
+}
+
+// firstOfEach leaves out, of recalls listed most recently made first, each
+// whose range an earlier-made one holds: a lingering recall that expired
+// is not refreshed when its iterations are named again, a new one is made,
+// and the window keeps showing the first where it already stands.
+func firstOfEach(recalls []recall.Recall) []recall.Recall {
+	out := recalls[:0:0]
+	for i, r := range recalls {
+		held := false
+		for _, older := range recalls[i+1:] {
+			if older.First <= r.First && r.Last <= older.Last {
+				held = true
+				break
+			}
+		}
+		if !held {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // sameRecallName heads a recall's section when the one before it came

@@ -129,6 +129,19 @@ func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) er
 	})
 }
 
+// LastFold returns the run's iteration count when the newest block the
+// window shows was made (a fold, a cascade or a chapter), 0 when none
+// shows: the last time the summaries changed, which is also when the
+// window's prefix last broke there. Like WorkingFrom, it reads the partial
+// index of visible blocks, so it costs what the window holds, not the run.
+func (s *Store) LastFold(ctx context.Context, run string) (int, error) {
+	var last sql.NullInt64
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(created_iter) FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1`, run); err != nil {
+		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+	}
+	return int(last.Int64), nil
+}
+
 // WorkingFrom returns the first iteration after the last one a visible
 // block covers: from there on, iterations show in full.
 //

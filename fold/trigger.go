@@ -31,13 +31,19 @@ const (
 
 // tally is the window's size if nothing more were folded, by partition,
 // as the window would render it. Once the run has outgrown its window (it
-// has blocks), the Retrieved partition's share is held for recalls, which
-// are made after the scheduler runs: a recall then takes room held for it
-// rather than pushing Working's oldest iterations out of the window, which
-// would change the window's prefix at every call while the recall lasts.
-// Before that, everything is in view and nothing is held.
+// has blocks), the Retrieved share is held for recalls, or what the
+// recalls would take if more (measured at the newest iteration): a recall
+// then takes room held for it rather than pushing Working's oldest
+// iterations out of the window, which would change the window's prefix
+// between folds. Recalls are made after Step: the window gives the step's
+// own what Working's iterations leave, and the next step folds to make
+// the room they want. Before the run has folded, everything is in view
+// and nothing is held.
 type tally struct {
 	static, dynamic, longTerm, shortTerm, working int
+	// recalls is what the recalls of the newest iteration's window take
+	// in its timeline (Scheduler.MeasureRecalls), 0 when not measured.
+	recalls int
 	// cfg is the configuration laid out for Static's need.
 	cfg Config
 }
@@ -45,7 +51,7 @@ type tally struct {
 func (t tally) total() int {
 	n := t.static + t.dynamic + t.longTerm + t.shortTerm + t.working
 	if t.folded() {
-		n += t.cfg.RetrievedBudget()
+		n += max(t.cfg.RetrievedBudget(), t.recalls)
 	}
 	return n
 }
@@ -86,6 +92,13 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 		return headingTokens + tokens + n*sectionTokens + extra
 	}
 	t.longTerm, t.shortTerm, t.working = part(long, nLong, 0), part(short, nShort, 0), part(work, nWork, framingTokens)
+	// Recalls are measured at the newest iteration only: a bulk import
+	// decides as of each iteration it notes, before any recall is made.
+	if s.MeasureRecalls != nil && t.folded() && run.Iterations >= s.newest {
+		if t.recalls, err = s.MeasureRecalls(ctx, run); err != nil {
+			return t, err
+		}
+	}
 	return t, nil
 }
 
@@ -146,20 +159,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		}
 	}
 
-	// apply measures the window again when a trigger folded something; most
-	// iterations fold nothing and measure it once.
-	apply := func(bs []*Block, err error) error {
-		if errors.Is(err, ErrFoldRace) {
-			err = nil // another process folded first; its blocks stand
-		}
-		if err != nil {
-			return err
-		}
-		if len(bs) > 0 {
-			u, err = s.usage(ctx, run)
-		}
-		return err
-	}
+	apply := func(bs []*Block, err error) error { return s.remeasure(ctx, run, &u, bs, err) }
 	target := int(c.PressureLow * float64(u.cfg.Room()))
 	// Interval: more often as the window fills, fold the oldest iterations
 	// past the newest KeepRecent down to PressureLow. It never folds while
@@ -184,13 +184,42 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		}
 	}
 
+	if err := s.pressure(ctx, st, run, &u); err != nil {
+		return err
+	}
+	s.measured = &u
+	return nil
+}
+
+// remeasure measures the window again into u when a trigger folded
+// something (bs); most iterations fold nothing and measure it once. A fold
+// race is no error: another process folded first, and its blocks stand.
+func (s *Scheduler) remeasure(ctx context.Context, run journal.Run, u *tally, bs []*Block, err error) error {
+	if errors.Is(err, ErrFoldRace) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(bs) > 0 {
+		*u, err = s.usage(ctx, run)
+	}
+	return err
+}
+
+// pressure applies the pressure trigger and the cascades to the window
+// measured as u, which it measures again after each fold.
+func (s *Scheduler) pressure(ctx context.Context, st *state, run journal.Run, u *tally) error {
+	c, now := s.Config, run.Iterations
+	target := int(c.PressureLow * float64(u.cfg.Room()))
+	apply := func(bs []*Block, err error) error { return s.remeasure(ctx, run, u, bs, err) }
 	// Pressure, with hysteresis: over High fold down to Low. Over Urgent,
 	// fold at once and coarsest first: cascades before more L2 blocks.
 	if u.ratio() > c.PressureHigh {
 		level, keep := L1, c.KeepRecent
 		if u.ratio() > c.PressureUrgent {
 			level, keep = L2, 1
-			bs, err := s.cascade(ctx, run, st.ChapterStart, u)
+			bs, err := s.cascade(ctx, run, st.ChapterStart, *u)
 			if err := apply(bs, err); err != nil {
 				return err
 			}
@@ -215,12 +244,11 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 	}
 
 	if u.shortTerm > u.cfg.ShortTermBudget() || u.longTerm > u.cfg.LongTermBudget() {
-		bs, err := s.cascade(ctx, run, st.ChapterStart, u)
+		bs, err := s.cascade(ctx, run, st.ChapterStart, *u)
 		if err := apply(bs, err); err != nil {
 			return err
 		}
 	}
-	s.measured = &u
 	return nil
 }
 

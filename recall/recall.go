@@ -87,6 +87,25 @@ type Config struct {
 // what the index lacks before it searches, and should not wait long.
 const maxIndexEvery = 1024
 
+// fadeTTLs is how many TTLs apart the iterations are at which an expired
+// recall that a fold has not cleared fades anyway (Config.FadeFrom).
+const fadeTTLs = 4
+
+// FadeFrom is the iteration from which a window that keeps its prefix for
+// the prompt cache still shows the recalls that have expired: the last
+// fold, or the last multiple of four TTLs, whichever is later. A recall
+// that expires stays until the window's summaries change anyway, or at
+// most until the next such multiple, so that recalls fade together rather
+// than one at a call.
+func (c Config) FadeFrom(now, lastFold int) int {
+	every := fadeTTLs * c.TTL
+	return max(lastFold, now-now%every)
+}
+
+// FadeEvery is how many iterations apart FadeFrom lets expired recalls
+// fade when no fold has.
+func (c Config) FadeEvery() int { return fadeTTLs * c.TTL }
+
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8, Nearby: 2}

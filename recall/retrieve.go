@@ -254,6 +254,19 @@ func (r *Recaller) Active(ctx context.Context, run string, now int) ([]Recall, e
 	return r.store.active(ctx, r.store.db.Read, run, now)
 }
 
+// Lingering returns the recalls made by iteration now that had not expired
+// at iteration from, newest made first, at most limit: the active ones and
+// those that expired since. A window that keeps its prefix for the prompt
+// cache lets a recall fade only when the summaries change anyway (from is
+// then the last fold). The expiry index bounds the read by what expired
+// since from, not by the run's length.
+func (r *Recaller) Lingering(ctx context.Context, run string, now, from, limit int) ([]Recall, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	return r.store.query(ctx, r.store.db.Read, `WHERE run_id = ? AND expires >= ? AND since <= ? ORDER BY id DESC LIMIT ?`, run, from, now, limit)
+}
+
 // History returns a run's recalls, newest first, at most limit (0: all).
 func (r *Recaller) History(ctx context.Context, run string, limit int) ([]Recall, error) {
 	return r.store.history(ctx, run, limit)

@@ -107,7 +107,7 @@ func (r *Report) add(it Iteration) {
 	r.Series = append(r.Series, it)
 	for _, f := range it.Folds {
 		r.Folds.add(f.Trigger)
-		if f.Usage > 0 && f.Usage <= 1 && f.Trigger != fold.TriggerCascade {
+		if f.usage > 0 && f.usage <= 1 && f.Trigger != fold.TriggerCascade {
 			r.FoldsWithRoom.add(f.Trigger)
 		}
 	}

@@ -89,8 +89,10 @@ type Fold struct {
 	Trigger string `json:"trigger"`
 	// Usage is the window's usage when the fold was decided (its tokens if
 	// nothing more were folded, over the room): at most 1, the window
-	// still had room (see fold.RoomReasons).
+	// still had room (see fold.RoomReasons). It is rounded to three
+	// places; usage is what it was.
 	Usage float64 `json:"usage"`
+	usage float64
 }
 
 // Recall is a recall made or refreshed by the triggers.
@@ -148,7 +150,7 @@ func Run(ctx context.Context, eng *memory.Engine, src *Source, opts Options) (*R
 		it.BudgetUsed = math.Round(1000*float64(it.WindowTokens+native)/float64(max(1, eng.Config.Budget))) / 1000
 		for _, fe := range res.Step.Fold.Folds {
 			it.Folds = append(it.Folds, Fold{Block: fe.Block, Level: fe.Level, First: fe.First, Last: fe.Last, Trigger: fe.Trigger,
-				Usage: math.Round(fe.Usage*1000) / 1000})
+				Usage: math.Round(fe.Usage*1000) / 1000, usage: fe.Usage})
 		}
 		for _, r := range res.Step.Recall.Recalls {
 			rc := Recall{ID: r.ID, First: r.First, Last: r.Last, Reason: r.Reason, Query: r.Query}

@@ -53,7 +53,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	for _, n := range shown {
 		working.Sections = append(working.Sections, Section{
-			Name: fmt.Sprintf("iteration %d", n.Number), Source: fmt.Sprintf("iteration:%d", n.Number),
+			Name: fmt.Sprintf("iteration %d", n.Number), Source: fmt.Sprintf("iteration:%d", n.Number), at: n.Number,
 			Tokens: n.L0Tokens, Content: strings.TrimRight(n.L0, "\n"), Messages: n.L0Msgs, MessageTokens: n.MsgTokens,
 		})
 	}
@@ -85,7 +85,15 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	} else {
 		f.fitBlocks(&long, &c.Omitted)
 		f.fitBlocks(&short, &c.Omitted)
-		c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
+		// The recalls go in the run's timeline (timeline.go), so that the
+		// prefix a prompt cache reuses runs past them. Working keeps its
+		// iterations: the recalls take what the others leave, at least
+		// Retrieved's share and at most their reach, and the scheduler
+		// folds to give them what they want (fold.Scheduler.MeasureRecalls).
+		c.timeline = true
+		base := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&long) - f.cost(&short) - cfg.DynamicBudget()
+		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RetrievedBudget(), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.cost(&dynamic))
+		c.Recalls = f.fitTimeline(&retrieved, opts.Recalled, room, opts.LaidOut, run.Iterations, &recallOmitted)
 	}
 	used := 0
 	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
@@ -93,28 +101,14 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
-	// Recalls that did not show in full may spill into what Working left.
-	// Working is fitted first, so the spill never moves what comes before
-	// Retrieved. But Retrieved is after the prefix a provider's cache
-	// reuses: every token of it is paid in full at every call while the
-	// recall lasts. Outside a question to memory it may therefore grow to
-	// spillShares times its share, a quarter of the budget, or as much as
-	// the most wanted recall takes in full, whichever is most: enough to
-	// show recalled steps whole, not to fill every call with history.
-	spare := cfg.Budget - fold.Margin(cfg.Budget) - used - f.cost(&working)
-	if !c.Focused && len(opts.Recalled) > 0 {
-		first := opts.Recalled[0]
-		whole := first.FullTokens
-		if whole == 0 {
-			whole = f.count(first.Full)
-		}
-		spare = min(spare, max((spillShares-1)*cfg.RetrievedBudget(), cfg.Budget/spillQuarter-f.cost(&retrieved), whole+f.count(first.Name)+8))
+	if c.Focused {
+		// Hits that did not show in full may spill into what Working left.
+		// Working is fitted first, so the spill never moves what comes
+		// before Retrieved.
+		spare := cfg.Budget - fold.Margin(cfg.Budget) - used - f.cost(&working)
+		c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted, spare)
 	}
-	c.Recalls = f.spillRetrieved(&retrieved, opts.Recalled, c.Recalls, &recallOmitted, spare)
 	c.Omitted = append(c.Omitted, recallOmitted...)
-	if !c.Focused {
-		joinOrder(&retrieved)
-	}
 
 	c.finish(&f, []Partition{static, long, short, working, retrieved, dynamic})
 	return c, nil
@@ -143,14 +137,6 @@ func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store,
 	f.fitTail(&dynamic, &c.Omitted)
 	return f, dynamic, nil
 }
-
-// spillShares bounds Retrieved, outside a window focused on a question to
-// memory, to that many times its share (see Build).
-const spillShares = 2
-
-// spillQuarter: outside a question to memory, Retrieved may also take up
-// to a quarter of the budget, whatever its share (see Build).
-const spillQuarter = 4
 
 // staticPartition holds the run's system prompt (or the one opts gives)
 // and its task, uncut.
@@ -236,8 +222,8 @@ func (c *Context) finish(f *fitter, parts []Partition) {
 		}
 		c.Partitions[i].Tokens = f.cost(&c.Partitions[i])
 	}
-	c.markdown, c.spans = renderMarkdown(c.Partitions)
-	c.Messages = renderMessages(c.Partitions)
+	c.markdown, c.spans = renderMarkdown(c.Partitions, c.timeline)
+	c.Messages = renderMessages(c.Partitions, c.timeline)
 	c.Tokens = 0
 	for _, p := range c.Partitions {
 		c.Tokens += p.Tokens

@@ -51,7 +51,11 @@ func (f *fitter) cost(p *Partition) int {
 	if len(p.Sections) == 0 {
 		return 0
 	}
-	n := f.headingCost(p.Name)
+	heading := p.Name
+	if p.under != "" {
+		heading = p.under
+	}
+	n := f.headingCost(heading)
 	for i := range p.Sections {
 		n += f.sectionCost(p.Name, &p.Sections[i])
 		if p.Name == Working {
@@ -63,7 +67,7 @@ func (f *fitter) cost(p *Partition) int {
 	if p.Name == Working {
 		n += messageFraming
 	}
-	return n
+	return n + len(p.Sections)*p.perSection
 }
 
 // newestCost is what Working needs to show its newest iteration alone:

@@ -14,6 +14,7 @@ import (
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // TestInvariantsOverLongRuns replays generated runs iteration by iteration,
@@ -27,8 +28,12 @@ import (
 //   - the same state renders byte-identical output;
 //   - every iteration is covered by exactly one visible thing;
 //   - a bookmarked iteration's text is in the window, or reported omitted;
-//   - between iterations with no fold, the previous Markdown up to Retrieved
-//     is a prefix of the new one.
+//   - between iterations with no fold (nor a fade of expired recalls), the
+//     previous Markdown up to Dynamic is a prefix of the new one, but for
+//     recalls that left to make room (for the step's own, or for Working's
+//     iterations): it is kept up to the first of those;
+//   - outside a question to memory, a recall made at a step shows in that
+//     step's window, unless it alone is too long for the recalls' room.
 func TestInvariantsOverLongRuns(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -61,8 +66,7 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev string
-	prevFocused := false
+	var prev *window.Context
 	folds, recalls := 0, 0
 	for i := 1; ; i++ {
 		events, ok := gen.Next()
@@ -124,14 +128,26 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 		// A window focused on a question to memory (an explicit recall at
 		// this step) gives the summaries' room to Retrieved for that one
 		// call: it and the one after it may begin differently.
-		if len(step.Folds) == 0 && prev != "" && i != 10 && !cx.Focused && !prevFocused {
-			cut := stablePrefix(prev)
+		// Recalls that expired fade at a fold or, when none comes, every
+		// FadeEvery iterations.
+		fades := i%eng.Recall.Config().FadeEvery() == 0
+		if len(step.Folds) == 0 && prev != nil && i != 10 && !cx.Focused && !prev.Focused && !fades {
+			cut := keptPrefix(prev, cx)
 			if !strings.HasPrefix(md, cut) {
 				t.Fatalf("iteration %d: no fold, yet the window's prefix changed:\nprevious prefix ends %q\nnew window starts  %q",
 					i, tail(cut, 300), tail(md[:min(len(md), len(cut))], 300))
 			}
 		}
-		prev, prevFocused = md, cx.Focused
+		if !cx.Focused {
+			for _, r := range up.Recall.Recalls {
+				src := fmt.Sprintf("recall:%d", r.ID)
+				if r.Since == run.Iterations && cx.Recalls[src] == window.ShownOmitted && !omits(cx.Omitted, src+" not shown (too long") &&
+					!omits(cx.Omitted, src+" not shown (the recalls made with it, and Working's") {
+					t.Fatalf("iteration %d: %s, made at this step, does not show: %v", i, src, cx.Omitted)
+				}
+			}
+		}
+		prev = cx
 	}
 	if folds == 0 && budget < 128000 {
 		t.Fatalf("no fold in %d iterations at budget %d", iterations, budget)
@@ -142,15 +158,34 @@ func checkRun(t *testing.T, budget, iterations, maxOutput int) {
 	t.Logf("budget %d: %d folds, %d recalls over %d iterations", budget, folds, recalls, iterations)
 }
 
-// stablePrefix is the part of a window that must not change between folds:
-// everything before the Retrieved (or, when empty, the Dynamic) partition.
-func stablePrefix(md string) string {
+// keptPrefix is the part of the previous window the next must begin with
+// when nothing folded: everything before the Retrieved (or, when empty,
+// the Dynamic) partition. Outside a question to memory the recalls are in
+// Working (the timeline), so that is everything before Dynamic, up to the
+// first recall that left to make room.
+func keptPrefix(prev, next *window.Context) string {
+	md := prev.Markdown()
+	cut := len(md)
 	for _, h := range []string{"## Retrieved memory\n", "## Dynamic\n"} {
 		if i := strings.Index(md, h); i >= 0 {
-			return md[:i]
+			cut = i
+			break
 		}
 	}
-	return md
+	for _, p := range prev.Partitions {
+		if p.Name != window.Retrieved {
+			continue
+		}
+		for _, s := range p.Sections {
+			if next.Recalls[s.Source] == window.ShownFull || next.Recalls[s.Source] == window.ShownLines {
+				continue
+			}
+			if i := strings.Index(md, "### "+s.Name+"\n"); i >= 0 {
+				cut = min(cut, i)
+			}
+		}
+	}
+	return md[:cut]
 }
 
 func checkPairs(t *testing.T, iter int, msgs []fold.Message) {

@@ -31,14 +31,49 @@ func sectionHeading(partition string, s *Section) string {
 var staticTitles = map[string]string{"system": "System prompt", "task": "Task", "subtask": "Subtask"}
 
 // renderMarkdown writes the partitions in order, skipping empty ones, and
-// returns where each section ends in the text.
-func renderMarkdown(parts []Partition) (string, []span) {
+// returns where each section ends in the text. With inTimeline, the
+// Retrieved sections are written among Working's iterations (timeline),
+// under Working's heading even when Working shows no iteration: a heading
+// that changed with Working would break the prefix.
+func renderMarkdown(parts []Partition, inTimeline bool) (string, []span) {
 	var b strings.Builder
 	spans := []span{}
+	var retrieved Partition
 	for _, p := range parts {
-		spans = writePartition(&b, p, spans)
+		if p.Name == Retrieved {
+			retrieved = p
+		}
+	}
+	for _, p := range parts {
+		switch {
+		case !inTimeline:
+			spans = writePartition(&b, p, spans)
+		case p.Name == Working:
+			spans = writeTimeline(&b, p, retrieved, spans)
+		case p.Name != Retrieved:
+			spans = writePartition(&b, p, spans)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n", spans
+}
+
+// writeTimeline writes Working with the recalls placed among its
+// iterations (timeline).
+func writeTimeline(b *strings.Builder, working, retrieved Partition, spans []span) []span {
+	items := timeline(working, retrieved)
+	if len(items) == 0 {
+		return spans
+	}
+	b.WriteString(partitionHeading(Working))
+	b.WriteByte('\n')
+	for i := range items {
+		it := &items[i]
+		b.WriteString(sectionHeading(it.partition, &it.section))
+		b.WriteString(it.section.Content)
+		b.WriteString("\n\n")
+		spans = append(spans, span{end: b.Len(), partition: it.partition, source: it.section.Source})
+	}
+	return spans
 }
 
 // writePartition writes p and appends the end of each of its sections to
@@ -72,8 +107,9 @@ func partitionText(parts ...Partition) string {
 // prompt as the system message, folded memory as a second system message,
 // the task as the first user message, Working iterations as native
 // assistant and tool messages, and Retrieved plus Dynamic (the goal last)
-// as a closing user message.
-func renderMessages(parts []Partition) []fold.Message {
+// as a closing user message. With inTimeline, each recall is a user
+// message of its own among Working's iterations instead (timeline).
+func renderMessages(parts []Partition, inTimeline bool) []fold.Message {
 	byName := map[string]Partition{}
 	for _, p := range parts {
 		byName[p.Name] = p
@@ -93,10 +129,23 @@ func renderMessages(parts []Partition) []fold.Message {
 			msgs = append(msgs, fold.Message{Role: "user", Content: fold.StrPtr(s.Content)})
 		}
 	}
-	for _, s := range byName[Working].Sections {
-		msgs = append(msgs, s.Messages...)
+	tail := []Partition{byName[Retrieved], byName[Dynamic]}
+	if !inTimeline {
+		for _, s := range byName[Working].Sections {
+			msgs = append(msgs, s.Messages...)
+		}
+	} else {
+		for _, it := range timeline(byName[Working], byName[Retrieved]) {
+			if it.partition == Working {
+				msgs = append(msgs, it.section.Messages...)
+				continue
+			}
+			text := sectionHeading(Retrieved, &it.section) + it.section.Content
+			msgs = append(msgs, fold.Message{Role: "user", Content: fold.StrPtr(text)})
+		}
+		tail = tail[1:]
 	}
-	if tail := partitionText(byName[Retrieved], byName[Dynamic]); tail != "" {
+	if tail := partitionText(tail...); tail != "" {
 		msgs = append(msgs, fold.Message{Role: "user", Content: fold.StrPtr(tail)})
 	}
 	return msgs

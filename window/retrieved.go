@@ -17,17 +17,8 @@ func (f *fitter) fitRetrieved(p *Partition, recalls []Recalled, omitted *[]strin
 	var left []Recalled
 	for _, r := range recalls {
 		placed := false
-		for _, form := range []struct {
-			text, how string
-			tokens    int
-		}{{r.Full, ShownFull, r.FullTokens}, {r.Lines, ShownLines, r.LinesTokens}} {
-			if form.text == "" {
-				continue
-			}
-			if form.tokens <= 0 {
-				form.tokens = f.count(form.text)
-			}
-			p.Sections = append(p.Sections, Section{Name: r.Name, Source: r.Source, Content: form.text, Tokens: form.tokens})
+		for _, form := range f.forms(r) {
+			p.Sections = append(p.Sections, form.sec)
 			if f.cost(p) <= p.Budget {
 				shown[r.Source] = form.how
 				placed = true
@@ -69,6 +60,32 @@ func (f *fitter) fitRetrieved(p *Partition, recalls []Recalled, omitted *[]strin
 		*omitted = append(*omitted, r.Source+" not shown (Retrieved share full)")
 	}
 	return shown
+}
+
+// form is one way a recall can show: its section, and how (ShownFull or
+// ShownLines).
+type form struct {
+	sec Section
+	how string
+}
+
+// forms lists the ways r can show, the fuller first: whole, then one line
+// per iteration, each counted.
+func (f *fitter) forms(r Recalled) []form {
+	var out []form
+	for _, c := range []struct {
+		text, how string
+		tokens    int
+	}{{r.Full, ShownFull, r.FullTokens}, {r.Lines, ShownLines, r.LinesTokens}} {
+		if c.text == "" {
+			continue
+		}
+		if c.tokens <= 0 {
+			c.tokens = f.count(c.text)
+		}
+		out = append(out, form{Section{Name: r.Name, Source: r.Source, Content: c.text, Tokens: c.tokens}, c.how})
+	}
+	return out
 }
 
 // spillRetrieved gives recalls that did not show in full the budget the

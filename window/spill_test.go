@@ -14,10 +14,12 @@ import (
 // TestRecallsTakeWhatWorkingLeaves offers recalls that overflow the
 // Retrieved share while Working, with three iterations, leaves most of the
 // budget unused: focused on a question to memory, the recalls show in full
-// in what is left and Working keeps its iterations; unfocused, Retrieved
-// grows to twice its share or a quarter of the budget at most (its tail
-// is paid in full at every call), the most wanted recall in full. The window stays within its
-// budget. With the budget used up, some show one line each, or are named.
+// in what is left and Working keeps its iterations; unfocused, they go in
+// the run's timeline and take at most their reach (twice the share or a
+// quarter of the budget: what comes after Working's newest iteration is
+// paid in full at the call that adds it), the first offered (the most
+// recently made) in full. The window stays within its budget. With the
+// budget used up, some show one line each, or are named.
 func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -34,6 +34,10 @@ type Section struct {
 	Messages []fold.Message `json:"-"`
 	// MessageTokens counts Messages when set.
 	MessageTokens int `json:"-"`
+	// at places the section in the run's timeline: a Working iteration's
+	// number, or the iteration a recall shown outside a focused window
+	// comes after.
+	at int
 }
 
 // Partition is a region of the window with a token budget.
@@ -42,6 +46,12 @@ type Partition struct {
 	Budget   int       `json:"budget"`
 	Tokens   int       `json:"tokens"`
 	Sections []Section `json:"sections"`
+	// perSection is what each section costs beyond its Markdown: a recall
+	// in the timeline is a chat message of its own (timelineFraming).
+	perSection int
+	// under, when set, is the partition whose heading p's sections are
+	// written under: the recalls in the timeline go under Working's.
+	under string
 }
 
 // Context is a compiled context window.
@@ -72,8 +82,11 @@ type Context struct {
 	// memory file, not all the model sees.
 	Native int `json:"native,omitempty"`
 
-	markdown  string
-	spans     []span
+	markdown string
+	spans    []span
+	// timeline says the recalls are laid out among Working's iterations
+	// (an unfocused window; timeline.go), not after them.
+	timeline  bool
 	focusRoom int
 }
 
@@ -94,6 +107,10 @@ type Options struct {
 	// as Delta Engine's journal source does next to `delta memory sync`:
 	// they are left out of Working, and the rest of the window is as usual.
 	Native int
+	// LaidOut is the iteration from which the recalls of an unfocused
+	// window are laid out in its timeline (recall.Config.FadeFrom): the
+	// last fold, or the last time expired recalls faded.
+	LaidOut int
 	// Focus says the current step asks memory a question (an explicit
 	// recall made at the newest iteration): the Retrieved partition is
 	// fitted before Long-term, Short-term and Working and may take all of
@@ -128,6 +145,20 @@ type Recalled struct {
 	// shown in the Retrieved partition covers it, so as to show nothing
 	// twice.
 	Covers [2]int
+	// Since is the iteration that made the recall. Outside a focused
+	// window the recall shows in the run's timeline, after the Working
+	// iteration that was newest in the window then (Since less
+	// Options.Native), so that a new recall is appended to the window.
+	Since int
+	// Carried says the recall was made before the window was last laid
+	// out again: before the last fold, or the last time expired recalls
+	// faded (recall.Config.FadeFrom). The prefix broke there, so the timeline
+	// chooses its recalls afresh from that point (fitTimeline).
+	Carried bool
+	// Lingering says the recall has expired and waits for the window to be
+	// laid out again to fade; the timeline's trace of recalls left out
+	// does not name it.
+	Lingering bool
 }
 
 // How a recall showed in the window.

@@ -1,0 +1,350 @@
+package window
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+// Outside a window focused on a question to memory, recalls are shown in
+// the run's timeline rather than in a partition after Working.
+//
+// Each call's memory file gains, at Working's end, the iteration that left
+// the caller's own window, and everything after that point is sent to the
+// model uncached. Recalls placed after Working were therefore paid in full
+// at every call, and the triggers make or fade one at most iterations. In
+// the timeline a recall sits where Working ended when it was made, so it
+// is appended once and then stays byte for byte, until a later recall
+// needs its room or it fades: an expired recall stays until a fold
+// changes the window anyway, or at most until the next multiple of four
+// TTLs (recall.Config.FadeFrom).
+
+// timelineFraming is what a recall in the timeline costs as a chat message
+// of its own beyond its Markdown: the message's framing (4 tokens) and a
+// token at each end of its text.
+const timelineFraming = 6
+
+// timelineRoom says what the recalls of an unfocused window may take at
+// each step of the run since it was last laid out: at most their reach,
+// at least Retrieved's share (which the scheduler holds for them), and
+// otherwise what the summaries, the ends' shares and Working's iterations
+// shown at that step leave. Working keeps its iterations: as they come
+// between folds, the recalls' room narrows.
+type timelineRoom struct {
+	reach, share int
+	// base is the budget less the margin, the summaries, Static and
+	// Dynamic's share: what Working and the recalls share.
+	base int
+	// steps and costs are Working's iterations by number and what
+	// Working takes up to each, in order.
+	steps, costs []int
+	native       int
+	// slack is what Dynamic leaves of its share now; the room of the
+	// current step (now) has it too, those of the steps before do not, so
+	// that how Dynamic changes call by call moves no earlier decision.
+	now, slack int
+}
+
+// at is the recalls' room at step s, with Dynamic's slack at the current
+// step.
+func (r *timelineRoom) at(s int) int {
+	n := r.steady(s)
+	if s >= r.now {
+		n = min(r.reach, n+r.slack)
+	}
+	return n
+}
+
+// steady is the room at step s, when Working showed the iterations up to
+// s-native, without Dynamic's slack: the same at every call, so that the
+// replay decides alike each time.
+func (r *timelineRoom) steady(s int) int {
+	k, _ := slices.BinarySearch(r.steps, s-r.native+1)
+	working := 0
+	if k > 0 {
+		working = r.costs[k-1]
+	}
+	return min(r.reach, max(r.share, r.base-working))
+}
+
+// newTimelineRoom measures Working's iterations for the room at each step.
+func (f *fitter) newTimelineRoom(working Partition, reach, share, base, native, now, slack int) *timelineRoom {
+	r := &timelineRoom{reach: reach, share: share, base: base, native: native, now: now, slack: max(0, slack)}
+	part := Partition{Name: Working}
+	for _, s := range working.Sections {
+		part.Sections = append(part.Sections, s)
+		r.steps = append(r.steps, s.at)
+		r.costs = append(r.costs, f.cost(&part)+f.headingCost(Working))
+	}
+	return r
+}
+
+// fitTimeline fills p with the recalls an unfocused window shows, given
+// most recently made first, and returns how each showed. The window was
+// last laid out at iteration from (a fold, or a fade: Options.LaidOut) and
+// the run is at iteration now.
+//
+// A recall shows whole when that takes at most half its reach, else as
+// one line per iteration: its form does not depend on the others. At
+// from, where the prefix broke anyway, the recalls made before keep their
+// places, newest first, while they fit half the room. The steps since are
+// then replayed as the calls saw them, each with its room: the recalls
+// made at a step are appended after that step's Working end, and while
+// they do not fit, the recall of an earlier step appended last leaves,
+// which costs the prompt cache least (or the step's newest, when its own
+// do not fit). One that left does not come back before the window is laid
+// out again, even when named again (its TTL is refreshed, and it is
+// carried then). So a call's recalls show at that call, what showed
+// before stays where it was, and the same state lays out the same window.
+func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoom, from, now int, omitted *[]string) map[string]string {
+	if len(recalls) == 0 {
+		return nil
+	}
+	p.Budget, p.perSection, p.under = room.at(now), timelineFraming, Working
+	how := make(map[string]string, len(recalls))
+	var picks []*pick // oldest made first
+	var left []Recalled
+	for i := len(recalls) - 1; i >= 0; i-- {
+		r := recalls[i]
+		sec, form, ok := f.timelineForm(r, room.reach/2)
+		if !ok {
+			how[r.Source] = ShownOmitted
+			*omitted = append(*omitted, r.Source+" not shown (too long for the recalls' room)")
+			left = append(left, r)
+			continue
+		}
+		sec.at = r.Since - room.native
+		x := &pick{sec: sec, how: form, cost: f.sectionCost(Retrieved, &sec) + timelineFraming, r: r}
+		if form == ShownFull && r.Lines != "" {
+			x.lines = Section{Name: r.Name, Source: r.Source, Content: r.Lines, Tokens: r.LinesTokens, at: sec.at}
+			if x.lines.Tokens <= 0 {
+				x.lines.Tokens = f.count(r.Lines)
+			}
+			x.linesCost = f.sectionCost(Retrieved, &x.lines) + timelineFraming
+		}
+		picks = append(picks, x)
+	}
+	t := replay{used: f.headingCost(Working), heading: f.headingCost(Working)}
+	t.carry(picks, room.steady(from)/2)
+	for s := from; s <= now; s++ {
+		t.step(picks, s, room.steady(s), s == now)
+	}
+	t.slack(picks, now, room.at(now))
+	for _, x := range picks {
+		if x.shown {
+			how[x.r.Source] = x.how
+			p.Sections = append(p.Sections, x.sec)
+			continue
+		}
+		why := "later recalls needed its room"
+		switch {
+		case x.crowded:
+			why = "the recalls made with it, and Working's iterations, fill the room"
+		case x.r.Carried && x.came == 0:
+			why = "made before the window was last laid out, and newer recalls fill its room"
+		}
+		how[x.r.Source] = ShownOmitted
+		*omitted = append(*omitted, x.r.Source+" not shown ("+why+")")
+		left = append(left, x.r)
+	}
+	slices.SortStableFunc(p.Sections, func(a, b Section) int { return cmp.Compare(a.at, b.at) })
+	f.traceLeft(p, left, p.Budget)
+	return how
+}
+
+// maxTraced is how many recalls left out of the timeline its trace names.
+const maxTraced = 5
+
+// traceLeft names, in a last section of the timeline, the recalls still
+// active that did not show, most recently made first, so that nothing the
+// triggers brought back leaves the window without a trace. It takes what
+// the recalls left of room, naming fewer if need be.
+func (f *fitter) traceLeft(p *Partition, left []Recalled, room int) {
+	var active []Recalled
+	for i := len(left) - 1; i >= 0; i-- {
+		if !left[i].Lingering {
+			active = append(active, left[i])
+		}
+	}
+	for n := min(len(active), maxTraced); n > 0; n-- {
+		lines := make([]string, 0, n+1)
+		for _, r := range active[:n] {
+			lines = append(lines, "- "+r.Name)
+		}
+		if more := len(active) - n; more > 0 {
+			lines = append(lines, fmt.Sprintf("- and %d more", more))
+		}
+		lines = append(lines, "(left out for space; `delta memory show --json` lists every recall)")
+		s := Section{Name: "Also recalled, not shown", Source: "recall:omitted", Content: strings.Join(lines, "\n"), at: math.MaxInt}
+		s.Tokens = f.count(s.Content)
+		p.Sections = append(p.Sections, s)
+		if f.cost(p) <= room {
+			return
+		}
+		p.Sections = p.Sections[:len(p.Sections)-1]
+	}
+}
+
+// TimelineCost is what recalls, as Engine.recalled offers them to a window
+// not focused on a question, would take in its timeline were they given
+// their reach (fold.Config.RecallReach) at every step since from: the
+// scheduler's measure of them (fold.Scheduler.MeasureRecalls), so that it
+// folds to make that room. It counts besides the Working heading that
+// Build holds back from Working's budget, which the scheduler's measure of
+// Working leaves out.
+func TimelineCost(tok scoring.Tokenizer, recalls []Recalled, reach, from, now int) int {
+	f := fitter{tok: tok, memo: newMemo()}
+	p := Partition{Name: Retrieved}
+	var omitted []string
+	room := &timelineRoom{reach: reach, share: reach, base: reach, now: now}
+	f.fitTimeline(&p, recalls, room, from, now, &omitted)
+	if len(p.Sections) == 0 {
+		return 0
+	}
+	return f.cost(&p) + f.headingCost(Working)
+}
+
+// pick is a recall as the timeline's replay places it.
+type pick struct {
+	sec   Section
+	how   string
+	cost  int
+	r     Recalled
+	shown bool
+	// came is the step the recall was appended at, 0 before it is.
+	came int
+	// crowded says the recall left at the step that made it, for the
+	// step's other recalls or Working's iterations.
+	crowded bool
+	// lines is the recall's one-line-per-iteration form, when it shows
+	// whole otherwise: it shows so when, at the step that made it, the
+	// room cannot hold it whole.
+	lines     Section
+	linesCost int
+	// alt says the recall may show as lines at its own call.
+	alt bool
+}
+
+// replay lays the timeline's recalls out step by step (fitTimeline).
+type replay struct {
+	used, heading int
+	// order lists the shown recalls in the order they were appended.
+	order []*pick
+}
+
+// carry places the recalls made before the window was last laid out,
+// newest first, each that fits what room has left.
+func (t *replay) carry(picks []*pick, room int) {
+	var kept []*pick
+	for i := len(picks) - 1; i >= 0; i-- {
+		x := picks[i]
+		if !x.r.Carried || t.used+x.cost > room {
+			continue
+		}
+		t.used += x.cost
+		x.shown, x.came = true, x.r.Since
+		kept = append(kept, x)
+	}
+	slices.Reverse(kept)
+	t.order = kept
+}
+
+// step replays step s in its steady room: the recalls made then are
+// appended, each as lines when the room cannot hold it whole; then, while
+// the recalls do not fit, the one appended last before the step leaves,
+// or, when none is left, the step's newest.
+func (t *replay) step(picks []*pick, s, room int, current bool) {
+	for _, x := range picks {
+		if !x.r.Carried && x.r.Since == s {
+			if t.heading+x.cost > room {
+				// Too long for its step's steady room: at later calls it
+				// leaves; at its own call it may still show whole in
+				// Dynamic's slack (slack), else as lines while they fit.
+				x.crowded, x.came = true, s
+				if current && x.linesCost > 0 {
+					x.alt = true
+				}
+				continue
+			}
+			x.shown, x.came = true, s
+			t.order = append(t.order, x)
+			t.used += x.cost
+		}
+	}
+	for t.used > room && len(t.order) > 0 {
+		k := len(t.order) - 1
+		for j := len(t.order) - 1; j >= 0; j-- {
+			if t.order[j].came < s {
+				k = j
+				break
+			}
+		}
+		x := t.order[k]
+		x.shown, x.crowded = false, x.came == s
+		t.used -= x.cost
+		t.order = slices.Delete(t.order, k, k+1)
+	}
+}
+
+// slack shows again, in what Dynamic leaves of its share at this call
+// (room), the recalls of the current step that left for want of room: the
+// replay gives no step that slack, since it changes call by call, so
+// these leave again at the next call, from the end of the timeline.
+func (t *replay) slack(picks []*pick, now, room int) {
+	for _, x := range picks {
+		if x.shown || x.came != now || !x.crowded {
+			continue
+		}
+		if t.used+x.cost > room && x.alt && t.used+x.linesCost <= room {
+			x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
+		}
+		if t.used+x.cost > room {
+			continue
+		}
+		x.shown, x.crowded = true, false
+		t.order = append(t.order, x)
+		t.used += x.cost
+	}
+}
+
+// timelineForm is how a recall shows in the timeline: whole when that
+// takes at most limit tokens, else one line per iteration when that does;
+// ok is false when neither fits.
+func (f *fitter) timelineForm(r Recalled, limit int) (Section, string, bool) {
+	for _, c := range f.forms(r) {
+		if f.sectionCost(Retrieved, &c.sec)+timelineFraming <= limit {
+			return c.sec, c.how, true
+		}
+	}
+	return Section{}, "", false
+}
+
+// timeline interleaves the recalls of an unfocused window with Working's
+// iterations: each recall after the iterations up to its place (Section.at),
+// those placed before Working's first iteration at its start, in the order
+// they were made. Each item says the partition its section belongs to.
+func timeline(working, retrieved Partition) []placed {
+	out := make([]placed, 0, len(working.Sections)+len(retrieved.Sections))
+	i := 0
+	for _, w := range working.Sections {
+		for i < len(retrieved.Sections) && retrieved.Sections[i].at < w.at {
+			out = append(out, placed{Retrieved, retrieved.Sections[i]})
+			i++
+		}
+		out = append(out, placed{Working, w})
+	}
+	for ; i < len(retrieved.Sections); i++ {
+		out = append(out, placed{Retrieved, retrieved.Sections[i]})
+	}
+	return out
+}
+
+// placed is a section and the partition it belongs to.
+type placed struct {
+	partition string
+	section   Section
+}

@@ -1,0 +1,236 @@
+package window
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/scoring"
+)
+
+func timelineFitter(t *testing.T) *fitter {
+	t.Helper()
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fitter{tok: tok, memo: newMemo()}
+}
+
+// recallOf is a recall made at step since, of about words words in full.
+func recallOf(id, since, words int) Recalled {
+	return Recalled{Name: fmt.Sprintf("Iteration %d (recalled: you named x%d)", id, id), Source: fmt.Sprintf("recall:%d", id),
+		Full: strings.Repeat("lorem ", words), Lines: fmt.Sprintf("[iter %d] read x%d", id, id), Since: since, Covers: [2]int{id, id}}
+}
+
+// newestFirst lists recalls most recently made first, as Engine.recalled
+// offers them.
+func newestFirst(rs ...Recalled) []Recalled {
+	out := make([]Recalled, len(rs))
+	for i, r := range rs {
+		out[len(rs)-1-i] = r
+	}
+	return out
+}
+
+// fixedRoom is a room that stays the same at every step.
+func fixedRoom(reach, room, native int) *timelineRoom {
+	return &timelineRoom{reach: reach, share: room, base: room, native: native, now: 1 << 30}
+}
+
+func assistantMessages(text string) []fold.Message {
+	return []fold.Message{{Role: "assistant", Content: fold.StrPtr(text)}}
+}
+
+func shownSources(p Partition) string {
+	var out []string
+	for _, s := range p.Sections {
+		if s.Source != "recall:omitted" {
+			out = append(out, fmt.Sprintf("%s@%d", s.Source, s.at))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// TestTimelineKeepsWhatShowedBefore replays four steps' recalls in a room
+// that holds three: at each step the step's recall shows, the recalls
+// that showed before keep their places, and when the room is full the one
+// appended last before the step leaves, not the oldest.
+func TestTimelineKeepsWhatShowedBefore(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	one := recallOf(1, 10, 60)
+	sec, _, _ := f.timelineForm(one, 1<<20)
+	room := f.headingCost(Working) + 3*(f.sectionCost(Retrieved, &sec)+timelineFraming) + 40
+	steps := []Recalled{recallOf(1, 10, 60), recallOf(2, 11, 60), recallOf(3, 12, 60), recallOf(4, 13, 60)}
+	want := []string{
+		"recall:1@5",
+		"recall:1@5 recall:2@6",
+		"recall:1@5 recall:2@6 recall:3@7",
+		"recall:1@5 recall:2@6 recall:4@8", // 3, appended last, leaves
+	}
+	for i := range steps {
+		var p Partition
+		var omitted []string
+		how := f.fitTimeline(&p, newestFirst(steps[:i+1]...), fixedRoom(4*room, room, 5), 10, 10+i, &omitted)
+		if got := shownSources(p); got != want[i] {
+			t.Fatalf("step %d: shown %q, want %q (omitted %v)", i+1, got, want[i], omitted)
+		}
+		if i == 3 {
+			if how["recall:3"] != ShownOmitted || !strings.Contains(strings.Join(omitted, ";"), "recall:3 not shown (later recalls needed its room)") {
+				t.Fatalf("recall:3 should be reported left out: %v %v", how, omitted)
+			}
+			if last := p.Sections[len(p.Sections)-1]; last.Source != "recall:omitted" || !strings.Contains(last.Content, "Iteration 3 (recalled") {
+				t.Fatalf("the timeline should end with a trace naming recall 3, got %q", last.Content)
+			}
+		}
+	}
+}
+
+// TestTimelineLaysOutAgainAtAReset: recalls made before the last fold (or
+// fade) are carried newest first within half the room, and a recall made
+// since is appended; an expired recall left out is not named in the trace.
+func TestTimelineLaysOutAgainAtAReset(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	one := recallOf(1, 10, 60)
+	sec, _, _ := f.timelineForm(one, 1<<20)
+	each := f.sectionCost(Retrieved, &sec) + timelineFraming
+	room := f.headingCost(Working) + 3*each + 40
+	old := []Recalled{recallOf(1, 10, 60), recallOf(2, 11, 60), recallOf(3, 12, 60)}
+	for i := range old {
+		old[i].Carried = true
+	}
+	old[0].Lingering = true
+	var p Partition
+	var omitted []string
+	f.fitTimeline(&p, newestFirst(append(old, recallOf(4, 20, 60))...), fixedRoom(4*room, room, 5), 15, 20, &omitted)
+	// Half the room holds one carried recall (the newest, 3), then 4.
+	if got, want := shownSources(p), "recall:3@7 recall:4@15"; !strings.HasPrefix(got, want) {
+		t.Fatalf("shown %q, want %q first", got, want)
+	}
+	trace := p.Sections[len(p.Sections)-1]
+	if trace.Source != "recall:omitted" || !strings.Contains(trace.Content, "Iteration 2 (") || strings.Contains(trace.Content, "Iteration 1 (") {
+		t.Fatalf("the trace should name recall 2, left out while active, and not the expired recall 1:\n%s", trace.Content)
+	}
+	if f.cost(&p) > room {
+		t.Fatalf("the recalls take %d tokens, over their room of %d", f.cost(&p), room)
+	}
+}
+
+// TestTimelineFormDoesNotDependOnTheOthers: a recall shows whole while
+// that takes at most half the reach, else as lines, whatever else shows.
+func TestTimelineFormDoesNotDependOnTheOthers(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	big, small := recallOf(1, 10, 400), recallOf(2, 11, 20)
+	for _, rs := range [][]Recalled{{big}, {big, small}} {
+		var p Partition
+		var omitted []string
+		how := f.fitTimeline(&p, newestFirst(rs...), fixedRoom(600, 600, 0), 10, 11, &omitted)
+		if how["recall:1"] != ShownLines {
+			t.Fatalf("a recall of about 400 tokens in a reach of 600 should show as lines, got %q", how["recall:1"])
+		}
+		if len(rs) == 2 && how["recall:2"] != ShownFull {
+			t.Fatalf("a short recall should show whole, got %q", how["recall:2"])
+		}
+	}
+}
+
+// TestTimelineInterleavesWithWorking: each recall is written after the
+// Working iteration it was made after, in both forms, under Working's
+// heading; the messages keep every iteration's calls and results together.
+func TestTimelineInterleavesWithWorking(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	working, _ := workingOf(f, 5, 5, 5)
+	for i := range working.Sections {
+		working.Sections[i].at = i + 1
+		working.Sections[i].Messages = assistantMessages(fmt.Sprintf("step %d", i+1))
+	}
+	var retrieved Partition
+	var omitted []string
+	f.fitTimeline(&retrieved, newestFirst(recallOf(7, 6, 10), recallOf(8, 8, 10)), fixedRoom(1000, 1000, 5), 6, 8, &omitted)
+	retrieved.Name = Retrieved
+	parts := []Partition{working, retrieved}
+	md, spans := renderMarkdown(parts, true)
+	if strings.Count("\n"+md, "\n## ") != 1 || !strings.HasPrefix(md, "## Working memory\n") {
+		t.Fatalf("the timeline should be one partition under Working's heading:\n%s", md)
+	}
+	order := []string{"#### Iteration 1 (", "### Iteration 7 (", "#### Iteration 2 (", "#### Iteration 3 (", "### Iteration 8 ("}
+	at := 0
+	for _, h := range order {
+		i := strings.Index(md[at:], h)
+		if i < 0 {
+			t.Fatalf("%q is not where it belongs in:\n%s", h, md)
+		}
+		at += i
+	}
+	if len(spans) != 5 || spans[1].partition != Retrieved || spans[2].partition != Working {
+		t.Fatalf("spans should follow the timeline: %+v", spans)
+	}
+	msgs := renderMessages(parts, true)
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, " "); got != "assistant user assistant assistant user" {
+		t.Fatalf("messages: %s", got)
+	}
+}
+
+// TestTimelineNarrowsAsWorkingGrows: between folds Working's iterations
+// come one a step and the recalls' room narrows; call after call, a recall
+// that left does not come back and the others keep their places: each
+// call's recalls are the previous call's, less some, plus its own.
+func TestTimelineNarrowsAsWorkingGrows(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	working, _ := workingOf(f, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40)
+	for i := range working.Sections {
+		working.Sections[i].at = i + 1
+	}
+	var recalls []Recalled
+	for s := 3; s <= 12; s++ {
+		recalls = append(recalls, recallOf(s, s, 50))
+	}
+	const native = 0
+	one := f.count(strings.Repeat("lorem ", 50))
+	base := f.cost(&working) + 4*one // room for about four recalls before Working grows
+	prev := map[string]bool{}
+	narrowed := false
+	for now := 3; now <= 12; now++ {
+		w := Partition{Name: Working, Sections: working.Sections[:now]}
+		room := f.newTimelineRoom(w, 1<<20, one, base, native, now, 0)
+		var p Partition
+		var omitted []string
+		offered := newestFirst(recalls[:now-2]...)
+		f.fitTimeline(&p, offered, room, 1, now, &omitted)
+		shown := map[string]bool{}
+		for _, s := range p.Sections {
+			if s.Source != "recall:omitted" {
+				shown[s.Source] = true
+			}
+		}
+		own := fmt.Sprintf("recall:%d", now)
+		if !shown[own] {
+			t.Fatalf("at %d the step's own recall does not show: %v", now, omitted)
+		}
+		for src := range shown {
+			if src != own && !prev[src] {
+				t.Fatalf("at %d %s came back after it left (shown before: %v)", now, src, prev)
+			}
+		}
+		if len(shown) < len(prev)+1 {
+			narrowed = true
+		}
+		if f.cost(&p) > room.at(now) {
+			t.Fatalf("at %d the recalls take %d, over their room of %d", now, f.cost(&p), room.at(now))
+		}
+		prev = shown
+	}
+	if !narrowed {
+		t.Fatal("the room never narrowed: the test does not test it")
+	}
+}
