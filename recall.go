@@ -61,6 +61,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	}
 	focused = focus(active, run.Iterations)
 	from := 0
+	var held map[int]recall.Recall
 	if !focused {
 		lastFold, err := e.Fold.LastFold(ctx, run.ID)
 		if err != nil {
@@ -70,7 +71,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 		if active, err = e.Recall.Lingering(ctx, run.ID, run.Iterations, from, maxOffered); err != nil {
 			return nil, false, 0, err
 		}
-		active = firstOfEach(active)
+		held = heldBy(active)
 	}
 	if len(active) > maxOffered {
 		active = active[:maxOffered]
@@ -84,7 +85,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	// focused on a question gives Retrieved all that the others leave.
 	room := e.Config.Budget
 	var prev recall.Recall
-	for i, r := range active {
+	for _, r := range active {
 		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0 || !focused, keep, focused)
 		if err != nil {
 			return nil, false, 0, err
@@ -93,24 +94,20 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 			continue // all of it shows in full already
 		}
 		room -= max(rt.fullTokens, rt.linesTokens)
-		// The section before names the query: say it once. A focused window
-		// shows the recalls in this order, the timeline in the order they
-		// were made, so there the one before is the next in the list.
-		before := prev
-		if !focused {
-			before = recall.Recall{}
-			if i+1 < len(active) {
-				before = active[i+1]
-			}
-		}
+		// The section before names the query: say it once. Only a focused
+		// window shows the recalls in this order; the timeline chooses its
+		// own, so there every recall names its query.
 		name := recallName(r)
-		if r.Reason == recall.ReasonExplicit && before.Reason == r.Reason && before.Query == r.Query && before.Since == r.Since {
+		if focused && r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since {
 			name = sameRecallName(r)
 		}
 		prev = r
 		out = append(out, window.Recalled{Name: name, Source: fmt.Sprintf("recall:%d", r.ID),
 			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)},
 			Since: r.Since, Carried: r.Since < from, Lingering: r.Expires < run.Iterations})
+		if h, ok := held[r.ID]; ok {
+			out[len(out)-1].HeldBy = fmt.Sprintf("recall:%d", h.ID)
+		}
 	}
 	return out, focused, from, nil
 }
@@ -118,7 +115,8 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 // recallsCost is what the recalls would take in run's window's timeline
 // were they given their reach, 0 when the window focuses on a question
 // (its Retrieved partition then takes the room the others leave, whatever
-// the scheduler holds).
+// the scheduler holds). A recall held by an earlier one counts as it does
+// in a window with that room: through its holder.
 func (e *Engine) recallsCost(ctx context.Context, run journal.Run) (int, error) {
 	recalled, focused, from, err := e.recalled(ctx, run, false)
 	if err != nil || focused {
@@ -127,25 +125,25 @@ func (e *Engine) recallsCost(ctx context.Context, run journal.Run) (int, error) 
 	return window.TimelineCost(e.Tokenizer, recalled, e.Folder.Config.RecallReach(), from, run.Iterations), nil
 }
 
-// firstOfEach leaves out, of recalls listed most recently made first, each
-// whose range an earlier-made one holds: a lingering recall that expired
-// is not refreshed when its iterations are named again, a new one is made,
-// and the window keeps showing the first where it already stands.
-func firstOfEach(recalls []recall.Recall) []recall.Recall {
-	out := recalls[:0:0]
-	for i, r := range recalls {
-		held := false
-		for _, older := range recalls[i+1:] {
-			if older.First <= r.First && r.Last <= older.Last {
-				held = true
-				break
+// heldBy maps each recall, of recalls listed most recently made first,
+// whose range an earlier-made one holds, to the earliest such: while that
+// one shows, the window shows it for both, where it stands, and nothing
+// twice. (A recall that expired is not refreshed when its iterations are
+// named again: a new one is made, held by it while it lingers.)
+func heldBy(recalls []recall.Recall) map[int]recall.Recall {
+	held := make(map[int]recall.Recall)
+	for i := len(recalls) - 1; i >= 0; i-- {
+		r := recalls[i]
+		for j := len(recalls) - 1; j > i; j-- {
+			if older := recalls[j]; older.First <= r.First && r.Last <= older.Last {
+				if _, inner := held[older.ID]; !inner {
+					held[r.ID] = older
+					break
+				}
 			}
 		}
-		if !held {
-			out = append(out, r)
-		}
 	}
-	return out
+	return held
 }
 
 // sameRecallName heads a recall's section when the one before it came

@@ -1,28 +1,32 @@
 package memory
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/delta-memory/delta-memory/recall"
 )
 
-// TestFirstOfEachKeepsTheFirstMade: of recalls listed most recently made
-// first, one whose range an earlier-made recall holds is left out, so the
-// timeline keeps showing the first where it stands; a wider later recall
-// stays.
-func TestFirstOfEachKeepsTheFirstMade(t *testing.T) {
+// TestHeldByTheFirstMade: of recalls listed most recently made first, one
+// whose range an earlier-made recall holds maps to the earliest holder,
+// which the timeline keeps showing where it stands; a wider later recall
+// is held by none.
+func TestHeldByTheFirstMade(t *testing.T) {
 	t.Parallel()
 	rs := []recall.Recall{
-		{ID: 4, First: 10, Last: 12}, // wider than 1: stays
+		{ID: 5, First: 20, Last: 20},
+		{ID: 4, First: 10, Last: 12}, // wider than 1
 		{ID: 3, First: 20, Last: 20}, // held by 2
 		{ID: 2, First: 19, Last: 21},
 		{ID: 1, First: 11, Last: 11},
 	}
-	var got []int
-	for _, r := range firstOfEach(rs) {
-		got = append(got, r.ID)
+	var got []string
+	for id, h := range heldBy(rs) {
+		got = append(got, fmt.Sprintf("%d:%d", id, h.ID))
 	}
-	if len(got) != 3 || got[0] != 4 || got[1] != 2 || got[2] != 1 {
-		t.Fatalf("firstOfEach kept %v, want [4 2 1]", got)
+	slices.Sort(got)
+	if fmt.Sprint(got) != "[3:2 5:2]" {
+		t.Fatalf("heldBy = %v, want [3:2 5:2]", got)
 	}
 }

@@ -79,7 +79,8 @@ type StepResult struct {
 // Step brings a run's folding up to date: it notes each new iteration and,
 // after each, applies the triggers in order: milestone, interval, pressure,
 // then the cascades. A bulk import is thus folded as it would have been
-// live, one iteration at a time.
+// live, one iteration at a time, but for the recalls: they are made after
+// a step and measured (MeasureRecalls) at its newest iteration only.
 func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) {
 	var res StepResult
 	s.measured = nil

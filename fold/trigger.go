@@ -41,8 +41,8 @@ const (
 // and nothing is held.
 type tally struct {
 	static, dynamic, longTerm, shortTerm, working int
-	// recalls is what the recalls of the newest iteration's window take
-	// in its timeline (Scheduler.MeasureRecalls), 0 when not measured.
+	// recalls is what the recalls of the newest iteration's window would
+	// take in its timeline (Scheduler.MeasureRecalls), 0 when not measured.
 	recalls int
 	// cfg is the configuration laid out for Static's need.
 	cfg Config

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/delta-memory/delta-memory/journal"
@@ -258,13 +259,19 @@ func (r *Recaller) Active(ctx context.Context, run string, now int) ([]Recall, e
 // at iteration from, newest made first, at most limit: the active ones and
 // those that expired since. A window that keeps its prefix for the prompt
 // cache lets a recall fade only when the summaries change anyway (from is
-// then the last fold). The expiry index bounds the read by what expired
-// since from, not by the run's length.
+// then the last fold). The read goes through the expiry index, so it costs
+// what expired since from, not the run's length; the few rows are sorted
+// here.
 func (r *Recaller) Lingering(ctx context.Context, run string, now, from, limit int) ([]Recall, error) {
-	if limit <= 0 {
-		limit = -1
+	rs, err := r.store.query(ctx, r.store.db.Read, `INDEXED BY recalls_expires WHERE run_id = ? AND expires >= ? AND since <= ?`, run, from, now)
+	if err != nil {
+		return nil, err
 	}
-	return r.store.query(ctx, r.store.db.Read, `WHERE run_id = ? AND expires >= ? AND since <= ? ORDER BY id DESC LIMIT ?`, run, from, now, limit)
+	slices.SortFunc(rs, func(a, b Recall) int { return cmp.Compare(b.ID, a.ID) })
+	if limit > 0 && len(rs) > limit {
+		rs = rs[:limit]
+	}
+	return rs, nil
 }
 
 // History returns a run's recalls, newest first, at most limit (0: all).

@@ -108,6 +108,7 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 	how := make(map[string]string, len(recalls))
 	var picks []*pick // oldest made first
 	var left []Recalled
+	bySource := make(map[string]*pick, len(recalls))
 	for i := len(recalls) - 1; i >= 0; i-- {
 		r := recalls[i]
 		sec, form, ok := f.timelineForm(r, room.reach/2)
@@ -119,25 +120,40 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 		}
 		sec.at = r.Since - room.native
 		x := &pick{sec: sec, how: form, cost: f.sectionCost(Retrieved, &sec) + timelineFraming, r: r}
-		if form == ShownFull && r.Lines != "" {
+		switch {
+		case form == ShownLines:
+			x.lines, x.linesCost = x.sec, x.cost
+		case r.Lines != "":
+			x.whole, x.wholeCost = x.sec, x.cost
 			x.lines = Section{Name: r.Name, Source: r.Source, Content: r.Lines, Tokens: r.LinesTokens, at: sec.at}
 			if x.lines.Tokens <= 0 {
 				x.lines.Tokens = f.count(r.Lines)
 			}
 			x.linesCost = f.sectionCost(Retrieved, &x.lines) + timelineFraming
+		default:
+			x.whole, x.wholeCost = x.sec, x.cost
 		}
+		if h := bySource[r.HeldBy]; h != nil {
+			x.holder = h
+		}
+		bySource[r.Source] = x
 		picks = append(picks, x)
 	}
 	t := replay{used: f.headingCost(Working), heading: f.headingCost(Working)}
 	t.carry(picks, room.steady(from)/2)
-	for s := from; s <= now; s++ {
-		t.step(picks, s, room.steady(s), s == now)
+	for _, s := range arrivals(picks, now) {
+		t.step(picks, s, room.steady(s))
 	}
 	t.slack(picks, now, room.at(now))
 	for _, x := range picks {
 		if x.shown {
 			how[x.r.Source] = x.how
 			p.Sections = append(p.Sections, x.sec)
+			continue
+		}
+		if x.holder != nil && x.holder.shown {
+			how[x.r.Source] = x.holder.how
+			*omitted = append(*omitted, x.r.Source+" shown as "+x.holder.r.Source+", which holds the same iterations")
 			continue
 		}
 		why := "later recalls needed its room"
@@ -160,9 +176,10 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 const maxTraced = 5
 
 // traceLeft names, in a last section of the timeline, the recalls still
-// active that did not show, most recently made first, so that nothing the
-// triggers brought back leaves the window without a trace. It takes what
-// the recalls left of room, naming fewer if need be.
+// active that did not show, most recently made first, in what the recalls
+// left of room, naming fewer if need be, or none when not even one name
+// fits: the window's omissions (Context.Omitted, `show --json`) list them
+// all in any case.
 func (f *fitter) traceLeft(p *Partition, left []Recalled, room int) {
 	var active []Recalled
 	for i := len(left) - 1; i >= 0; i-- {
@@ -220,13 +237,14 @@ type pick struct {
 	// crowded says the recall left at the step that made it, for the
 	// step's other recalls or Working's iterations.
 	crowded bool
-	// lines is the recall's one-line-per-iteration form, when it shows
-	// whole otherwise: it shows so when, at the step that made it, the
-	// room cannot hold it whole.
-	lines     Section
-	linesCost int
-	// alt says the recall may show as lines at its own call.
-	alt bool
+	// holder is the earlier recall that holds this one's iterations
+	// (Recalled.HeldBy): while it shows, this one shows through it.
+	holder *pick
+	// whole and lines are the recall's forms, with their costs (0 for a
+	// form it has not): it shows as lines when, at the step that made it,
+	// the room cannot hold it whole.
+	whole, lines         Section
+	wholeCost, linesCost int
 }
 
 // replay lays the timeline's recalls out step by step (fitTimeline).
@@ -242,7 +260,7 @@ func (t *replay) carry(picks []*pick, room int) {
 	var kept []*pick
 	for i := len(picks) - 1; i >= 0; i-- {
 		x := picks[i]
-		if !x.r.Carried || t.used+x.cost > room {
+		if !x.r.Carried || t.used+x.cost > room || x.holder != nil && x.holder.r.Carried {
 			continue
 		}
 		t.used += x.cost
@@ -253,27 +271,42 @@ func (t *replay) carry(picks []*pick, room int) {
 	t.order = kept
 }
 
-// step replays step s in its steady room: the recalls made then are
-// appended, each as lines when the room cannot hold it whole; then, while
-// the recalls do not fit, the one appended last before the step leaves,
-// or, when none is left, the step's newest.
-func (t *replay) step(picks []*pick, s, room int, current bool) {
+// arrivals lists the steps at which recalls not carried were made, in
+// order, and now: the replay needs no other step, since a step with no
+// recall changes only the room, and what it would leave out then leaves at
+// the next step replayed, in the same order.
+func arrivals(picks []*pick, now int) []int {
+	var at []int
 	for _, x := range picks {
-		if !x.r.Carried && x.r.Since == s {
-			if t.heading+x.cost > room {
-				// Too long for its step's steady room: at later calls it
-				// leaves; at its own call it may still show whole in
-				// Dynamic's slack (slack), else as lines while they fit.
-				x.crowded, x.came = true, s
-				if current && x.linesCost > 0 {
-					x.alt = true
-				}
-				continue
-			}
-			x.shown, x.came = true, s
-			t.order = append(t.order, x)
-			t.used += x.cost
+		if !x.r.Carried {
+			at = append(at, x.r.Since)
 		}
+	}
+	at = append(at, now)
+	slices.Sort(at)
+	return slices.Compact(at)
+}
+
+// step replays step s in its steady room: the recalls made then are
+// appended, each whole if that fits, else as lines if they fit; then,
+// while the recalls do not fit, the one appended last before the step
+// leaves, or, when none is left, the step's newest.
+func (t *replay) step(picks []*pick, s, room int) {
+	for _, x := range picks {
+		if x.r.Carried || x.r.Since != s || x.holder != nil && x.holder.shown {
+			continue
+		}
+		x.came = s
+		if t.heading+x.cost > room && x.linesCost > 0 && x.linesCost < x.cost && t.heading+x.linesCost <= room {
+			x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
+		}
+		if t.heading+x.cost > room {
+			x.crowded = true
+			continue
+		}
+		x.shown = true
+		t.order = append(t.order, x)
+		t.used += x.cost
 	}
 	for t.used > room && len(t.order) > 0 {
 		k := len(t.order) - 1
@@ -290,24 +323,37 @@ func (t *replay) step(picks []*pick, s, room int, current bool) {
 	}
 }
 
-// slack shows again, in what Dynamic leaves of its share at this call
-// (room), the recalls of the current step that left for want of room: the
-// replay gives no step that slack, since it changes call by call, so
-// these leave again at the next call, from the end of the timeline.
+// slack gives the recalls of the current step what Dynamic leaves of its
+// share at this call (room): shown as lines, whole if that fits; left out,
+// whole or as lines. The replay gives no step that slack, since it changes
+// call by call: at the next call these show as the steady room allows,
+// and what changes then is at the timeline's end.
 func (t *replay) slack(picks []*pick, now, room int) {
 	for _, x := range picks {
-		if x.shown || x.came != now || !x.crowded {
+		if x.came != now {
 			continue
 		}
-		if t.used+x.cost > room && x.alt && t.used+x.linesCost <= room {
-			x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
-		}
-		if t.used+x.cost > room {
+		if x.shown && x.how == ShownLines && x.wholeCost > 0 && t.used-x.cost+x.wholeCost <= room {
+			t.used += x.wholeCost - x.cost
+			x.sec, x.how, x.cost = x.whole, ShownFull, x.wholeCost
 			continue
 		}
-		x.shown, x.crowded = true, false
-		t.order = append(t.order, x)
-		t.used += x.cost
+		if x.shown || !x.crowded {
+			continue
+		}
+		for _, c := range []struct {
+			sec  Section
+			how  string
+			cost int
+		}{{x.whole, ShownFull, x.wholeCost}, {x.lines, ShownLines, x.linesCost}} {
+			if c.cost > 0 && t.used+c.cost <= room {
+				x.sec, x.how, x.cost = c.sec, c.how, c.cost
+				x.shown, x.crowded = true, false
+				t.order = append(t.order, x)
+				t.used += c.cost
+				break
+			}
+		}
 	}
 }
 

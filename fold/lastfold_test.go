@@ -41,13 +41,12 @@ func TestLastFoldIsTheNewestVisibleBlock(t *testing.T) {
 func TestSchedulerHoldsWhatTheRecallsWant(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var usage [2]float64
 	var folds [2]int
 	for i, want := range []func(int) int{func(int) int { return 0 }, func(room int) int { return room / 2 }} {
 		eng, gen := testrun.Build(t, testrun.Options{Iterations: 300, Extra: 1, MaxOutputBytes: 2000, Budget: 8000, Seed: 5})
 		room := eng.Folder.Config.Room()
 		asked := 0
-		eng.Scheduler.MeasureRecalls = func(_ context.Context, run journal.Run) (int, error) {
+		eng.Scheduler.MeasureRecalls = func(context.Context, journal.Run) (int, error) {
 			asked++
 			return want(room), nil
 		}
@@ -62,10 +61,10 @@ func TestSchedulerHoldsWhatTheRecallsWant(t *testing.T) {
 		if asked == 0 {
 			t.Fatal("the scheduler never measured the recalls")
 		}
-		usage[i], folds[i] = res.Usage, len(res.Folds)
 		if res.Usage > 1 {
 			t.Fatalf("recalls wanting %d tokens: usage %.2f after the step, over the room", want(room), res.Usage)
 		}
+		folds[i] = len(res.Folds)
 	}
 	if folds[1] == 0 || folds[1] <= folds[0] {
 		t.Fatalf("recalls wanting half the room should make the step fold more: %d folds against %d", folds[1], folds[0])
