@@ -224,7 +224,6 @@ func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
 	e.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
 		return meter.Measure(ctx, run, e.Folder.Config)
 	}
-	e.Scheduler.MeasureRecalls = e.recallsCost
 	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(db.Path), p.recall)
 	e.Recall.Warn, e.warn = cfg.Warn, cfg.Warn
 	return e

@@ -112,36 +112,23 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	return out, focused, from, nil
 }
 
-// recallsCost is what the recalls would take in run's window's timeline
-// were they given their reach, 0 when the window focuses on a question
-// (its Retrieved partition then takes the room the others leave, whatever
-// the scheduler holds). A recall held by an earlier one counts as it does
-// in a window with that room: through its holder.
-func (e *Engine) recallsCost(ctx context.Context, run journal.Run) (int, error) {
-	recalled, focused, from, err := e.recalled(ctx, run, false)
-	if err != nil || focused {
-		return 0, err
-	}
-	return window.TimelineCost(e.Tokenizer, recalled, e.Folder.Config.RecallReach(), from, run.Iterations), nil
-}
-
 // heldBy maps each recall, of recalls listed most recently made first,
-// whose range an earlier-made one holds, to the earliest such: while that
-// one shows, the window shows it for both, where it stands, and nothing
-// twice. (A recall that expired is not refreshed when its iterations are
-// named again: a new one is made, held by it while it lingers.)
+// whose range an earlier-made one has too, to the earliest such: while
+// that one shows, the window shows it for both, where it stands, and
+// nothing twice. The ranges are the same, so are the texts. (A recall that
+// expired is not refreshed when its iterations are named again: a new one
+// is made, held by it while it lingers.)
 func heldBy(recalls []recall.Recall) map[int]recall.Recall {
 	held := make(map[int]recall.Recall)
+	first := make(map[[2]int]recall.Recall)
 	for i := len(recalls) - 1; i >= 0; i-- {
 		r := recalls[i]
-		for j := len(recalls) - 1; j > i; j-- {
-			if older := recalls[j]; older.First <= r.First && r.Last <= older.Last {
-				if _, inner := held[older.ID]; !inner {
-					held[r.ID] = older
-					break
-				}
-			}
+		key := [2]int{r.First, r.Last}
+		if h, ok := first[key]; ok {
+			held[r.ID] = h
+			continue
 		}
+		first[key] = r
 	}
 	return held
 }

@@ -9,24 +9,24 @@ import (
 )
 
 // TestHeldByTheFirstMade: of recalls listed most recently made first, one
-// whose range an earlier-made recall holds maps to the earliest holder,
-// which the timeline keeps showing where it stands; a wider later recall
-// is held by none.
+// whose range an earlier-made recall has too maps to the earliest, which
+// the timeline keeps showing where it stands; a wider or narrower one is
+// held by none.
 func TestHeldByTheFirstMade(t *testing.T) {
 	t.Parallel()
 	rs := []recall.Recall{
 		{ID: 5, First: 20, Last: 20},
-		{ID: 4, First: 10, Last: 12}, // wider than 1
-		{ID: 3, First: 20, Last: 20}, // held by 2
-		{ID: 2, First: 19, Last: 21},
-		{ID: 1, First: 11, Last: 11},
+		{ID: 4, First: 10, Last: 12},
+		{ID: 3, First: 20, Last: 20},
+		{ID: 2, First: 19, Last: 21}, // wider than 3 and 5: holds neither
+		{ID: 1, First: 20, Last: 20},
 	}
 	var got []string
 	for id, h := range heldBy(rs) {
 		got = append(got, fmt.Sprintf("%d:%d", id, h.ID))
 	}
 	slices.Sort(got)
-	if fmt.Sprint(got) != "[3:2 5:2]" {
-		t.Fatalf("heldBy = %v, want [3:2 5:2]", got)
+	if fmt.Sprint(got) != "[3:1 5:1]" {
+		t.Fatalf("heldBy = %v, want [3:1 5:1]", got)
 	}
 }

@@ -168,7 +168,7 @@ func (c Config) RetrievedBudget() int { return c.share(c.Shares.Retrieved) }
 // question take: twice the Retrieved share or a quarter of the budget,
 // whichever is more, so that a revisited step can show whole. The window
 // lays them out in the run's timeline, in what Working's iterations leave;
-// the scheduler counts what they would take (Scheduler.MeasureRecalls).
+// the scheduler holds the Retrieved share for them.
 func (c Config) RecallReach() int { return max(2*c.RetrievedBudget(), c.Budget/4) }
 
 // DynamicBudget is the Dynamic partition's share, in tokens.

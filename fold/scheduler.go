@@ -35,15 +35,6 @@ type Scheduler struct {
 	// is the window that is rendered. Without it Static is counted from
 	// the run (up to the static cap) and Dynamic's share is reserved.
 	MeasureEnds func(ctx context.Context, run journal.Run) (Ends, error)
-	// MeasureRecalls, if set, measures what the recalls would take in a
-	// run's window, when the window is not focused on a question, laid
-	// out in its timeline within their reach (Config.RecallReach); the
-	// scheduler holds that much for them, or Retrieved's share if more.
-	// Without it the share is held.
-	MeasureRecalls func(ctx context.Context, run journal.Run) (int, error)
-	// newest is the run's newest iteration as the step found it: recalls
-	// are measured there only.
-	newest int
 
 	// staticKey and staticN remember the token count of the Static
 	// partition's text; a Scheduler is not safe for concurrent use.
@@ -79,8 +70,7 @@ type StepResult struct {
 // Step brings a run's folding up to date: it notes each new iteration and,
 // after each, applies the triggers in order: milestone, interval, pressure,
 // then the cascades. A bulk import is thus folded as it would have been
-// live, one iteration at a time, but for the recalls: they are made after
-// a step and measured (MeasureRecalls) at its newest iteration only.
+// live, one iteration at a time.
 func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) {
 	var res StepResult
 	s.measured = nil
@@ -101,7 +91,6 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 		from = st.Noted // the newest noted iteration may have grown
 	}
 	total := run.Iterations
-	s.newest = total
 	for a := from; a <= total; a += noteBatch {
 		z := min(total, a+noteBatch-1)
 		its, err := s.Journal.Iterations(ctx, runID, a, z, journal.ReadOptions{})

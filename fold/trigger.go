@@ -31,19 +31,14 @@ const (
 
 // tally is the window's size if nothing more were folded, by partition,
 // as the window would render it. Once the run has outgrown its window (it
-// has blocks), the Retrieved share is held for recalls, or what the
-// recalls would take if more (measured at the newest iteration): a recall
-// then takes room held for it rather than pushing Working's oldest
-// iterations out of the window, which would change the window's prefix
-// between folds. Recalls are made after Step: the window gives the step's
-// own what Working's iterations leave, and the next step folds to make
-// the room they want. Before the run has folded, everything is in view
-// and nothing is held.
+// has blocks), the Retrieved partition's share is held for recalls, which
+// are made after the scheduler runs: a recall then takes room held for it
+// rather than pushing Working's oldest iterations out of the window, which
+// would change the window's prefix between folds. Beyond the share, the
+// recalls take what Working's iterations leave (window.Build). Before the
+// run has folded, everything is in view and nothing is held.
 type tally struct {
 	static, dynamic, longTerm, shortTerm, working int
-	// recalls is what the recalls of the newest iteration's window would
-	// take in its timeline (Scheduler.MeasureRecalls), 0 when not measured.
-	recalls int
 	// cfg is the configuration laid out for Static's need.
 	cfg Config
 }
@@ -51,7 +46,7 @@ type tally struct {
 func (t tally) total() int {
 	n := t.static + t.dynamic + t.longTerm + t.shortTerm + t.working
 	if t.folded() {
-		n += max(t.cfg.RetrievedBudget(), t.recalls)
+		n += t.cfg.RetrievedBudget()
 	}
 	return n
 }
@@ -92,13 +87,6 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 		return headingTokens + tokens + n*sectionTokens + extra
 	}
 	t.longTerm, t.shortTerm, t.working = part(long, nLong, 0), part(short, nShort, 0), part(work, nWork, framingTokens)
-	// Recalls are measured at the newest iteration only: a bulk import
-	// decides as of each iteration it notes, before any recall is made.
-	if s.MeasureRecalls != nil && t.folded() && run.Iterations >= s.newest {
-		if t.recalls, err = s.MeasureRecalls(ctx, run); err != nil {
-			return t, err
-		}
-	}
 	return t, nil
 }
 

@@ -87,12 +87,12 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		f.fitBlocks(&short, &c.Omitted)
 		// The recalls go in the run's timeline (timeline.go), so that the
 		// prefix a prompt cache reuses runs past them. Working keeps its
-		// iterations: the recalls take what the others leave, at least
-		// Retrieved's share and at most their reach, and the scheduler
-		// folds to give them what they want (fold.Scheduler.MeasureRecalls).
+		// iterations: the recalls take what the others leave, at most their
+		// reach and at least Retrieved's share, which the scheduler holds
+		// (less the Working heading Build holds back below).
 		c.timeline = true
 		base := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&long) - f.cost(&short) - cfg.DynamicBudget()
-		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RetrievedBudget(), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.cost(&dynamic))
+		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RetrievedBudget()-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.cost(&dynamic))
 		c.Recalls = f.fitTimeline(&retrieved, opts.Recalled, room, opts.LaidOut, run.Iterations, &recallOmitted)
 	}
 	used := 0

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // Outside a window focused on a question to memory, recalls are shown in
@@ -52,23 +50,26 @@ type timelineRoom struct {
 // at is the recalls' room at step s, with Dynamic's slack at the current
 // step.
 func (r *timelineRoom) at(s int) int {
-	n := r.steady(s)
 	if s >= r.now {
-		n = min(r.reach, n+r.slack)
+		return r.room(s, r.slack)
 	}
-	return n
+	return r.steady(s)
 }
 
 // steady is the room at step s, when Working showed the iterations up to
 // s-native, without Dynamic's slack: the same at every call, so that the
 // replay decides alike each time.
-func (r *timelineRoom) steady(s int) int {
+func (r *timelineRoom) steady(s int) int { return r.room(s, 0) }
+
+// room is the room at step s with slack more of the budget left: the
+// share, which the scheduler holds, is the least it gives, slack or none.
+func (r *timelineRoom) room(s, slack int) int {
 	k, _ := slices.BinarySearch(r.steps, s-r.native+1)
 	working := 0
 	if k > 0 {
 		working = r.costs[k-1]
 	}
-	return min(r.reach, max(r.share, r.base-working))
+	return min(r.reach, max(r.share, r.base+slack-working))
 }
 
 // newTimelineRoom measures Working's iterations for the room at each step.
@@ -206,25 +207,6 @@ func (f *fitter) traceLeft(p *Partition, left []Recalled, room int) {
 	}
 }
 
-// TimelineCost is what recalls, as Engine.recalled offers them to a window
-// not focused on a question, would take in its timeline were they given
-// their reach (fold.Config.RecallReach) at every step since from: the
-// scheduler's measure of them (fold.Scheduler.MeasureRecalls), so that it
-// folds to make that room. It counts besides the Working heading that
-// Build holds back from Working's budget, which the scheduler's measure of
-// Working leaves out.
-func TimelineCost(tok scoring.Tokenizer, recalls []Recalled, reach, from, now int) int {
-	f := fitter{tok: tok, memo: newMemo()}
-	p := Partition{Name: Retrieved}
-	var omitted []string
-	room := &timelineRoom{reach: reach, share: reach, base: reach, now: now}
-	f.fitTimeline(&p, recalls, room, from, now, &omitted)
-	if len(p.Sections) == 0 {
-		return 0
-	}
-	return f.cost(&p) + f.headingCost(Working)
-}
-
 // pick is a recall as the timeline's replay places it.
 type pick struct {
 	sec   Section
@@ -257,18 +239,34 @@ type replay struct {
 // carry places the recalls made before the window was last laid out,
 // newest first, each that fits what room has left.
 func (t *replay) carry(picks []*pick, room int) {
-	var kept []*pick
-	for i := len(picks) - 1; i >= 0; i-- {
-		x := picks[i]
-		if !x.r.Carried || t.used+x.cost > room || x.holder != nil && x.holder.r.Carried {
-			continue
+	place := func(x *pick) {
+		if t.used+x.cost > room {
+			return
 		}
 		t.used += x.cost
 		x.shown, x.came = true, x.r.Since
-		kept = append(kept, x)
 	}
-	slices.Reverse(kept)
-	t.order = kept
+	var held []*pick // carried, held by a carried recall: decided after it
+	for i := len(picks) - 1; i >= 0; i-- {
+		x := picks[i]
+		switch {
+		case !x.r.Carried:
+		case x.holder != nil && x.holder.r.Carried:
+			held = append(held, x)
+		default:
+			place(x)
+		}
+	}
+	for _, x := range held {
+		if !x.holder.shown {
+			place(x)
+		}
+	}
+	for _, x := range picks {
+		if x.shown {
+			t.order = append(t.order, x)
+		}
+	}
 }
 
 // arrivals lists the steps at which recalls not carried were made, in
@@ -292,22 +290,56 @@ func arrivals(picks []*pick, now int) []int {
 // while the recalls do not fit, the one appended last before the step
 // leaves, or, when none is left, the step's newest.
 func (t *replay) step(picks []*pick, s, room int) {
+	var through []*pick // held by a recall that shows
 	for _, x := range picks {
-		if x.r.Carried || x.r.Since != s || x.holder != nil && x.holder.shown {
+		if x.r.Carried || x.r.Since != s {
 			continue
 		}
 		x.came = s
-		if t.heading+x.cost > room && x.linesCost > 0 && x.linesCost < x.cost && t.heading+x.linesCost <= room {
-			x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
-		}
-		if t.heading+x.cost > room {
-			x.crowded = true
+		if x.holder != nil && x.holder.shown {
+			through = append(through, x)
 			continue
 		}
-		x.shown = true
-		t.order = append(t.order, x)
-		t.used += x.cost
+		t.arrive(x, room)
 	}
+	t.evict(s, room)
+	// A holder that left takes its held recalls' place no longer: they
+	// come on their own, and the room is made again.
+	for len(through) > 0 {
+		var still []*pick
+		for _, x := range through {
+			if x.holder.shown {
+				still = append(still, x)
+				continue
+			}
+			t.arrive(x, room)
+		}
+		if len(still) == len(through) {
+			break
+		}
+		through = still
+		t.evict(s, room)
+	}
+}
+
+// arrive appends x, as lines when room cannot hold it whole but can its
+// lines, or leaves it out (crowded) when room cannot hold it at all.
+func (t *replay) arrive(x *pick, room int) {
+	if t.heading+x.cost > room && x.linesCost > 0 && x.linesCost < x.cost && t.heading+x.linesCost <= room {
+		x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
+	}
+	if t.heading+x.cost > room {
+		x.crowded = true
+		return
+	}
+	x.shown = true
+	t.order = append(t.order, x)
+	t.used += x.cost
+}
+
+// evict makes the recalls fit room at step s: the one appended last before
+// the step leaves first, then, when none is left, the step's newest.
+func (t *replay) evict(s, room int) {
 	for t.used > room && len(t.order) > 0 {
 		k := len(t.order) - 1
 		for j := len(t.order) - 1; j >= 0; j-- {
@@ -324,21 +356,13 @@ func (t *replay) step(picks []*pick, s, room int) {
 }
 
 // slack gives the recalls of the current step what Dynamic leaves of its
-// share at this call (room): shown as lines, whole if that fits; left out,
-// whole or as lines. The replay gives no step that slack, since it changes
+// share at this call (room): first to those left out, whole or as lines,
+// then to those shown as lines, whole. The replay gives no step that slack, since it changes
 // call by call: at the next call these show as the steady room allows,
 // and what changes then is at the timeline's end.
 func (t *replay) slack(picks []*pick, now, room int) {
 	for _, x := range picks {
-		if x.came != now {
-			continue
-		}
-		if x.shown && x.how == ShownLines && x.wholeCost > 0 && t.used-x.cost+x.wholeCost <= room {
-			t.used += x.wholeCost - x.cost
-			x.sec, x.how, x.cost = x.whole, ShownFull, x.wholeCost
-			continue
-		}
-		if x.shown || !x.crowded {
+		if x.came != now || x.shown || !x.crowded || x.holder != nil && x.holder.shown {
 			continue
 		}
 		for _, c := range []struct {
@@ -353,6 +377,12 @@ func (t *replay) slack(picks []*pick, now, room int) {
 				t.used += c.cost
 				break
 			}
+		}
+	}
+	for _, x := range picks {
+		if x.came == now && x.shown && x.how == ShownLines && x.wholeCost > 0 && t.used-x.cost+x.wholeCost <= room {
+			t.used += x.wholeCost - x.cost
+			x.sec, x.how, x.cost = x.whole, ShownFull, x.wholeCost
 		}
 	}
 }

@@ -159,9 +159,9 @@ type Recalled struct {
 	// laid out again to fade; the timeline's trace of recalls left out
 	// does not name it.
 	Lingering bool
-	// HeldBy, when set, is the source of an earlier recall that holds this
-	// one's iterations: while that one shows, the timeline shows it for
-	// both; else this one shows on its own.
+	// HeldBy, when set, is the source of an earlier recall of the same
+	// iterations: while that one shows, the timeline shows it for both;
+	// else this one shows on its own.
 	HeldBy string
 }
 
