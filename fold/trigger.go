@@ -147,7 +147,20 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		}
 	}
 
-	apply := func(bs []*Block, err error) error { return s.remeasure(ctx, run, &u, bs, err) }
+	// apply measures the window again when a trigger folded something; most
+	// iterations fold nothing and measure it once.
+	apply := func(bs []*Block, err error) error {
+		if errors.Is(err, ErrFoldRace) {
+			err = nil // another process folded first; its blocks stand
+		}
+		if err != nil {
+			return err
+		}
+		if len(bs) > 0 {
+			u, err = s.usage(ctx, run)
+		}
+		return err
+	}
 	target := int(c.PressureLow * float64(u.cfg.Room()))
 	// Interval: more often as the window fills, fold the oldest iterations
 	// past the newest KeepRecent down to PressureLow. It never folds while
@@ -172,42 +185,13 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		}
 	}
 
-	if err := s.pressure(ctx, st, run, &u); err != nil {
-		return err
-	}
-	s.measured = &u
-	return nil
-}
-
-// remeasure measures the window again into u when a trigger folded
-// something (bs); most iterations fold nothing and measure it once. A fold
-// race is no error: another process folded first, and its blocks stand.
-func (s *Scheduler) remeasure(ctx context.Context, run journal.Run, u *tally, bs []*Block, err error) error {
-	if errors.Is(err, ErrFoldRace) {
-		err = nil
-	}
-	if err != nil {
-		return err
-	}
-	if len(bs) > 0 {
-		*u, err = s.usage(ctx, run)
-	}
-	return err
-}
-
-// pressure applies the pressure trigger and the cascades to the window
-// measured as u, which it measures again after each fold.
-func (s *Scheduler) pressure(ctx context.Context, st *state, run journal.Run, u *tally) error {
-	c, now := s.Config, run.Iterations
-	target := int(c.PressureLow * float64(u.cfg.Room()))
-	apply := func(bs []*Block, err error) error { return s.remeasure(ctx, run, u, bs, err) }
 	// Pressure, with hysteresis: over High fold down to Low. Over Urgent,
 	// fold at once and coarsest first: cascades before more L2 blocks.
 	if u.ratio() > c.PressureHigh {
 		level, keep := L1, c.KeepRecent
 		if u.ratio() > c.PressureUrgent {
 			level, keep = L2, 1
-			bs, err := s.cascade(ctx, run, st.ChapterStart, *u)
+			bs, err := s.cascade(ctx, run, st.ChapterStart, u)
 			if err := apply(bs, err); err != nil {
 				return err
 			}
@@ -232,11 +216,12 @@ func (s *Scheduler) pressure(ctx context.Context, st *state, run journal.Run, u 
 	}
 
 	if u.shortTerm > u.cfg.ShortTermBudget() || u.longTerm > u.cfg.LongTermBudget() {
-		bs, err := s.cascade(ctx, run, st.ChapterStart, *u)
+		bs, err := s.cascade(ctx, run, st.ChapterStart, u)
 		if err := apply(bs, err); err != nil {
 			return err
 		}
 	}
+	s.measured = &u
 	return nil
 }
 

@@ -75,11 +75,15 @@ func (r *timelineRoom) room(s, slack int) int {
 // newTimelineRoom measures Working's iterations for the room at each step.
 func (f *fitter) newTimelineRoom(working Partition, reach, share, base, native, now, slack int) *timelineRoom {
 	r := &timelineRoom{reach: reach, share: share, base: base, native: native, now: now, slack: max(0, slack)}
-	part := Partition{Name: Working}
+	// What Working takes is its heading and framing once, and each
+	// iteration's share: summed as they come, not recounted per step.
+	fixed := f.headingCost(Working) + messageFraming
+	total := fixed
 	for _, s := range working.Sections {
-		part.Sections = append(part.Sections, s)
+		one := Partition{Name: Working, Sections: []Section{s}}
+		total += f.cost(&one) - fixed
 		r.steps = append(r.steps, s.at)
-		r.costs = append(r.costs, f.cost(&part)+f.headingCost(Working))
+		r.costs = append(r.costs, total+f.headingCost(Working))
 	}
 	return r
 }
