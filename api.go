@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/window"
 )
@@ -21,7 +21,7 @@ type Window = window.Context
 
 // ErrLocked is returned, wrapped, by Sync, Import and Append when another
 // process kept the database's lock longer than Config.LockWait.
-var ErrLocked = sqlitedb.ErrLocked
+var ErrLocked = sqldb.ErrLocked
 
 // Append stores events for a run in memory, as Import does for a file,
 // then brings the run up to date: the fold scheduler, the recall index and
@@ -32,7 +32,7 @@ var ErrLocked = sqlitedb.ErrLocked
 // Config.LockWait for another process's sync or import of the database
 // (ErrLocked after that).
 func (e *Engine) Append(ctx context.Context, runID string, events ...journal.Event) (journal.AppendResult, Step, error) {
-	lock, err := e.exclusive(ctx)
+	lock, err := e.exclusive(ctx, runID)
 	if err != nil {
 		return journal.AppendResult{}, Step{}, err
 	}

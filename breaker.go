@@ -12,7 +12,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/llm"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // The LLM circuit breaker. A sync is a short process, and an endpoint that
@@ -29,7 +29,7 @@ const (
 
 // breaker is the circuit breaker of one endpoint.
 type breaker struct {
-	db       *sqlitedb.DB
+	db       *sqldb.DB
 	endpoint string
 	now      func() time.Time
 }
@@ -60,7 +60,7 @@ func (b breaker) read(ctx context.Context, q sqlx.QueryerContext) (breakerState,
 		return breakerState{}, nil
 	}
 	if err != nil {
-		return st, fmt.Errorf("read the LLM circuit breaker: %w", sqlitedb.Classify(err))
+		return st, fmt.Errorf("read the LLM circuit breaker: %w", sqldb.Classify(err))
 	}
 	return st, nil
 }
@@ -102,7 +102,7 @@ func (b breaker) failed(ctx context.Context, reason string) (BreakerStatus, erro
 			ON CONFLICT (endpoint) DO UPDATE SET failures = excluded.failures, open_until = excluded.open_until, reason = excluded.reason`,
 			b.endpoint, st.Failures, st.OpenUntil, st.Reason)
 		if err != nil {
-			return fmt.Errorf("write the LLM circuit breaker: %w", sqlitedb.Classify(err))
+			return fmt.Errorf("write the LLM circuit breaker: %w", sqldb.Classify(err))
 		}
 		return nil
 	})
@@ -116,7 +116,7 @@ func (b breaker) succeeded(ctx context.Context) error {
 	}
 	return b.db.Update(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM llm_breaker WHERE endpoint = ?`, b.endpoint); err != nil {
-			return fmt.Errorf("write the LLM circuit breaker: %w", sqlitedb.Classify(err))
+			return fmt.Errorf("write the LLM circuit breaker: %w", sqldb.Classify(err))
 		}
 		return nil
 	})

@@ -69,7 +69,7 @@ func (e *Engine) Discard(ctx context.Context) error {
 		// A fresh context: the command's may be cancelled already (^C).
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.lockWait)
 		defer cancel()
-		if lock, err := e.exclusive(ctx); err == nil {
+		if lock, err := e.exclusive(ctx, ""); err == nil {
 			defer lock.Release()
 			_, err := e.Journal.LatestRun(ctx)
 			empty = errors.Is(err, journal.ErrNoRuns)

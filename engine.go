@@ -3,6 +3,8 @@ package memory
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +14,7 @@ import (
 	"time"
 
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/scoring"
@@ -24,10 +26,18 @@ var ErrNoDatabase = errors.New("no memory database")
 
 // Config says where the database is and how to fold.
 type Config struct {
-	// DBPath is the SQLite file. Empty means DefaultDBPath(os.Getenv).
+	// DBPath is the SQLite file, or a postgres:// or postgresql:// URL for
+	// a PostgreSQL database shared by a fleet of workers. Empty means
+	// DefaultDBPath(os.Getenv).
 	DBPath string
+	// IndexDir is where the recall index lives. Empty means beside a
+	// SQLite file (IndexPath), and for PostgreSQL a directory of this
+	// worker's cache, one per database (WorkerIndexPath): the index is
+	// derived data, local to each worker.
+	IndexDir string
 	// MustExist makes Open fail with ErrNoDatabase instead of creating the
-	// file, for commands that only read.
+	// file, for commands that only read. A PostgreSQL database must exist
+	// anyway; Open creates its tables.
 	MustExist bool
 	// ConfigFile is a YAML or JSON file of fold settings. Empty means
 	// memory.yaml beside the database, if there is one.
@@ -46,18 +56,18 @@ type Config struct {
 	// file: an eval tries several that way (eval.Candidates).
 	Recall func(*recall.Config) `json:"-"`
 	// OneConnection opens the database with one connection for reads and
-	// writes (see sqlitedb.Options.OneConnection): for a short process
+	// writes (see sqldb.Options.OneConnection): for a short process
 	// with one flow of work, such as a sync.
 	OneConnection bool
 	// LockWait is how long Sync and Import wait for another process's
 	// sync or import of the same database; 0 means
-	// sqlitedb.DefaultBusyTimeout, as long as SQLite waits for a writer.
+	// sqldb.DefaultBusyTimeout, as long as SQLite waits for a writer.
 	LockWait time.Duration
 }
 
 // Engine is an open delta-memory database and what works on it.
 type Engine struct {
-	db        *sqlitedb.DB
+	db        *sqldb.DB
 	Journal   *journal.Store
 	Fold      *fold.Store
 	Tokenizer scoring.Tokenizer
@@ -103,13 +113,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MustExist {
+	pg := sqldb.IsPostgres(path)
+	if cfg.MustExist && !pg {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
 		}
 	}
-	made := plan(path)
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{OneConnection: cfg.OneConnection})
+	var made created
+	if !pg {
+		made = plan(path)
+	}
+	db, err := sqldb.Open(ctx, path, sqldb.Options{OneConnection: cfg.OneConnection})
 	if err != nil {
 		made.remove()
 		return nil, err
@@ -122,8 +136,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // OpenOn is Open on a database its caller keeps open across engines, as
 // the resident sync process does: the engine reads its settings afresh,
 // and Release, not Close, ends it, leaving db open. cfg.DBPath must name
-// db's file; MustExist and OneConnection do not apply.
-func OpenOn(db *sqlitedb.DB, cfg Config) (*Engine, error) {
+// db's file; MustExist and OneConnection do not apply. SQLite only: a
+// worker on PostgreSQL keeps no process beside the database.
+func OpenOn(db *sqldb.DB, cfg Config) (*Engine, error) {
+	if db.Dialect != sqldb.SQLite {
+		return nil, fmt.Errorf("open engine: a resident process serves SQLite files, not %s", db.Path)
+	}
 	if cfg.DBPath != "" && filepath.Clean(cfg.DBPath) != filepath.Clean(db.Path) {
 		return nil, fmt.Errorf("open engine: settings name %s, the open database is %s", cfg.DBPath, db.Path)
 	}
@@ -209,10 +227,10 @@ func ResolveSettings(cfg Config) (Settings, error) {
 }
 
 // assemble builds the engine's parts over an open database.
-func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
+func (p prepared) assemble(db *sqldb.DB, cfg Config) *Engine {
 	e := &Engine{db: db, Journal: journal.NewStore(db), Fold: fold.NewStore(db), Tokenizer: p.tok, Config: p.fold, LLMSettings: p.llm, lockWait: cfg.LockWait}
 	if e.lockWait <= 0 {
-		e.lockWait = sqlitedb.DefaultBusyTimeout
+		e.lockWait = sqldb.DefaultBusyTimeout
 	}
 	e.Folder = &fold.Folder{Journal: e.Journal, Store: e.Fold, Tokenizer: p.tok, Summarizer: fold.Extractive{}, Config: p.fold}
 	if p.llm.Summarizer == SummarizerLLM {
@@ -224,18 +242,52 @@ func (p prepared) assemble(db *sqlitedb.DB, cfg Config) *Engine {
 	e.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
 		return meter.Measure(ctx, run, e.Folder.Config)
 	}
-	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, IndexPath(db.Path), p.recall)
+	dir := cfg.IndexDir
+	switch {
+	case dir != "":
+	case db.Dialect == sqldb.Postgres:
+		dir = WorkerIndexPath(db.Path)
+	default:
+		dir = IndexPath(db.Path)
+	}
+	e.Recall = recall.New(db, e.Journal, foldView{store: e.Fold, folder: e.Folder}, dir, p.recall)
 	e.Recall.Warn, e.warn = cfg.Warn, cfg.Warn
 	return e
 }
 
 // loadSettings reads the explicit config file, or memory.yaml beside the
-// database when there is one.
+// database when there is one. A PostgreSQL database has nothing beside
+// it: the defaults hold unless a file is named.
 func loadSettings(dbPath, file string) (FileConfig, error) {
 	if file != "" {
 		return LoadFileConfig(file, true)
 	}
+	if sqldb.IsPostgres(dbPath) {
+		return DefaultFileConfig(), nil
+	}
 	return LoadFileConfig(filepath.Join(filepath.Dir(dbPath), "memory.yaml"), false)
+}
+
+// EnvIndexHome names the directory under which a worker keeps the recall
+// indexes of the PostgreSQL databases it serves (WorkerIndexPath).
+const EnvIndexHome = "DELTA_MEMORY_INDEX_HOME"
+
+// WorkerIndexPath is where this worker keeps the recall index of the
+// PostgreSQL database url names (password left out): under
+// $DELTA_MEMORY_INDEX_HOME, else the user's cache directory (else the
+// temporary one) in delta-memory/, named after a hash of the URL, so that
+// one worker can serve several databases.
+func WorkerIndexPath(url string) string {
+	base := os.Getenv(EnvIndexHome)
+	if base == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		base = filepath.Join(cache, "delta-memory")
+	}
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(base, "index-"+hex.EncodeToString(sum[:8])+".bleve")
 }
 
 // IndexPath is where the recall index of the database at dbPath lives:
@@ -255,7 +307,7 @@ func (e *Engine) Close() error {
 
 // Leave is Close for a process that exits when it returns: it closes the
 // index, and leaves the database's connections to the exit, so that SQLite
-// does not checkpoint the WAL on the way out (see sqlitedb.DB.Leave).
+// does not checkpoint the WAL on the way out (see sqldb.DB.Leave).
 func (e *Engine) Leave() error {
 	if e.closed {
 		return nil
@@ -292,7 +344,7 @@ type Step struct {
 // is ready. A file with no complete event yet (half a first line) imports
 // nothing and updates nothing.
 func (e *Engine) Import(ctx context.Context, path string, opts journal.ImportOptions) (journal.ImportResult, Step, error) {
-	lock, err := e.exclusive(ctx)
+	lock, err := e.exclusive(ctx, opts.RunID)
 	if err != nil {
 		return journal.ImportResult{}, Step{}, err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/window"
 )
 
@@ -54,10 +54,12 @@ func (e *Engine) RecordSync(ctx context.Context, run string, iteration int, prev
 	i := window.SharedPrefix(prev, cur)
 	place := cx.PlaceAt(i)
 	return e.db.Update(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO last_sync (run_id, iteration, tokens, bytes, prev_bytes, kept_bytes, break_partition, break_source)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, run, iteration, cx.Tokens, len(cur), len(prev), i, place.Partition, place.Source)
+		_, err := tx.ExecContext(ctx, `INSERT INTO last_sync (run_id, iteration, tokens, bytes, prev_bytes, kept_bytes, break_partition, break_source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET iteration = excluded.iteration, tokens = excluded.tokens,
+			bytes = excluded.bytes, prev_bytes = excluded.prev_bytes, kept_bytes = excluded.kept_bytes,
+			break_partition = excluded.break_partition, break_source = excluded.break_source`, run, iteration, cx.Tokens, len(cur), len(prev), i, place.Partition, place.Source)
 		if err != nil {
-			return fmt.Errorf("record the sync of run %s: %w", run, sqlitedb.Classify(err))
+			return fmt.Errorf("record the sync of run %s: %w", run, sqldb.Classify(err))
 		}
 		return nil
 	})
@@ -77,7 +79,7 @@ func (e *Engine) LastSyncOf(ctx context.Context, run string) (LastSync, bool, er
 		return LastSync{}, false, nil
 	}
 	if err != nil {
-		return LastSync{}, false, fmt.Errorf("read the last sync of run %s: %w", run, sqlitedb.Classify(err))
+		return LastSync{}, false, fmt.Errorf("read the last sync of run %s: %w", run, sqldb.Classify(err))
 	}
 	l := row.LastSync
 	l.Break = window.Place{Partition: row.Partition, Source: row.Source}

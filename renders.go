@@ -105,8 +105,9 @@ func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxO
 // keepRenderings saves renderings under key, in one transaction.
 func (e *Engine) keepRenderings(ctx context.Context, run, key string, rs []rendering) error {
 	return e.db.Update(ctx, func(tx *sqlx.Tx) error {
-		q := `INSERT OR REPLACE INTO recall_renders (run_id, iteration, key, markdown, tokens) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(rs)), ", ")
+		q := `INSERT INTO recall_renders (run_id, iteration, key, markdown, tokens) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(rs)), ", ") +
+			` ON CONFLICT (run_id, iteration, key) DO UPDATE SET markdown = excluded.markdown, tokens = excluded.tokens`
 		args := make([]any, 0, 5*len(rs))
 		for _, r := range rs {
 			args = append(args, run, r.Iteration, key, r.Markdown, r.Tokens)

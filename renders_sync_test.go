@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 )
 
@@ -49,7 +49,7 @@ func TestSyncKeepsRecalledRenderings(t *testing.T) {
 		}
 	}
 	// Another connection, as another process would.
-	db, err := sqlitedb.Open(ctx, e.Path(), sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, e.Path(), sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

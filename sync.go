@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/delta-memory/delta-memory/internal/lockfile"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/window"
 )
@@ -86,7 +86,7 @@ func (e *Engine) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error)
 	}
 	// The lock is held until the index is flushed: the next sync then
 	// starts from saved positions, and compiles after this one's recalls.
-	lock, err := e.exclusive(ctx)
+	lock, err := e.exclusive(ctx, opts.RunID)
 	if err != nil {
 		return res, err
 	}
@@ -167,7 +167,7 @@ func (e *Engine) syncStored(ctx context.Context, opts SyncOptions) (SyncResult, 
 // makes once in recall.index_every iterations is not on the agent's path.
 // It reports whether it indexed.
 func (e *Engine) IndexIfDue(ctx context.Context, runID string, early int) (bool, error) {
-	lock, err := e.exclusive(ctx)
+	lock, err := e.exclusive(ctx, runID)
 	if err != nil {
 		return false, err
 	}
@@ -183,17 +183,35 @@ func (e *Engine) IndexIfDue(ctx context.Context, runID string, early int) (bool,
 	return did, e.Recall.Flush(ctx)
 }
 
-// exclusive takes the database's process lock (memory.db.lock beside it),
-// so that two syncs of one workspace run one after the other: each sees the
-// other's folds and recalls instead of racing them. It waits up to
-// Config.LockWait, then fails with sqlitedb.ErrLocked.
-func (e *Engine) exclusive(ctx context.Context) (*lockfile.Lock, error) {
+// exclusive takes the lock of a run's syncs and imports, so that two syncs
+// of one run go one after the other: each sees the other's folds and
+// recalls instead of racing them. On SQLite it is the database's process
+// lock (memory.db.lock beside it), whatever the run; on PostgreSQL the
+// run's advisory lock (sqldb.DB.LockRun), or the whole database's when run
+// is "" (not known before the file is read). It waits up to
+// Config.LockWait, then fails with sqldb.ErrLocked.
+func (e *Engine) exclusive(ctx context.Context, run string) (releaser, error) {
+	if e.db.Dialect == sqldb.Postgres {
+		return e.db.LockRun(ctx, run, e.lockWait)
+	}
 	l, err := lockfile.Acquire(ctx, e.db.Path+".lock", e.lockWait)
 	if errors.Is(err, lockfile.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %w", sqlitedb.ErrLocked, err)
+		return nil, fmt.Errorf("%w: %w", sqldb.ErrLocked, err)
 	}
-	return l, err
+	if err != nil {
+		return nil, err
+	}
+	return fileLock{l}, nil
 }
+
+// releaser is a lock exclusive took.
+type releaser interface{ Release() }
+
+// fileLock is SQLite's lock file as a releaser.
+type fileLock struct{ l *lockfile.Lock }
+
+// Release unlocks the file.
+func (f fileLock) Release() { f.l.Release() }
 
 // emptyMemory is the computed file written before there is anything to
 // fold: valid Markdown that says why it is short.

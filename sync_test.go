@@ -11,7 +11,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/lockfile"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/window"
 )
@@ -118,7 +118,7 @@ func TestSyncWaitsForAnotherSyncThenFailsClearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = eng.Sync(ctx, fx.opts)
-	if !errors.Is(err, sqlitedb.ErrLocked) || !strings.Contains(err.Error(), "memory.db.lock") {
+	if !errors.Is(err, sqldb.ErrLocked) || !strings.Contains(err.Error(), "memory.db.lock") {
 		t.Fatalf("sync while another holds the lock: %v, want ErrLocked naming the lock file", err)
 	}
 	held.Release()
@@ -310,7 +310,7 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sqlitedb.Open(ctx, dbPath, sqlitedb.Options{OneConnection: true})
+	db, err := sqldb.Open(ctx, dbPath, sqldb.Options{OneConnection: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestIndexIfDueCatchesUpOneEarly(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int
-		if err := db.Read.GetContext(ctx, &n, "SELECT indexed_iter FROM recall_state WHERE run_id = ?", run.ID); err != nil {
+		if err := db.Read.GetContext(ctx, &n, "SELECT indexed_iter FROM index_positions WHERE worker = '' AND run_id = ?", run.ID); err != nil {
 			t.Fatal(err)
 		}
 		return run.Iterations - n

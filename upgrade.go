@@ -89,7 +89,7 @@ func (e *Engine) UpgradeWaiting(ctx context.Context, runID string) (Upgrade, err
 	if n, err := e.Fold.CountAwaiting(ctx, runID); err != nil || n == 0 {
 		return Upgrade{}, err
 	}
-	lock, err := e.exclusive(ctx)
+	lock, err := e.exclusive(ctx, runID)
 	if err != nil {
 		return Upgrade{}, err
 	}

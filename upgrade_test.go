@@ -14,7 +14,7 @@ import (
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -229,7 +229,7 @@ func TestBreakerOpensAndIsShared(t *testing.T) {
 	}
 
 	// The cool-down ends: one trial, which fails and opens it again.
-	db, err := sqlitedb.Open(context.Background(), b.db, sqlitedb.Options{})
+	db, err := sqldb.Open(context.Background(), b.db, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

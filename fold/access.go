@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // BlocksAfter returns up to limit blocks of a run made after position
@@ -21,7 +21,7 @@ func (s *Store) BlocksAfter(ctx context.Context, run string, after int64, limit 
 	}
 	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT rowid AS pos, `+blockColumns+` FROM blocks
 		WHERE run_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`, run, after, limit); err != nil {
-		return nil, nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return nil, nil, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	blocks := make([]*Block, len(rows))
 	pos := make([]int64, len(rows))
@@ -35,7 +35,7 @@ func (s *Store) BlocksAfter(ctx context.Context, run string, after int64, limit 
 func (s *Store) lastBlockPos(ctx context.Context) (int64, error) {
 	var pos int64
 	if err := s.db.Read.GetContext(ctx, &pos, `SELECT COALESCE(MAX(rowid), 0) FROM blocks`); err != nil {
-		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return 0, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return pos, nil
 }
@@ -47,7 +47,7 @@ func (s *Store) madeSince(ctx context.Context, run string, mark int64) ([]FoldEv
 	var out []FoldEvent
 	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, `SELECT id, level, first_iter, last_iter, trigger, created_iter, made_at_usage
 		FROM blocks WHERE run_id = ? AND rowid > ? ORDER BY rowid`, run, mark); err != nil {
-		return nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }
@@ -66,7 +66,7 @@ func (s *Store) Covering(ctx context.Context, run string, n int) (block string, 
 		return "", 0, false, nil
 	}
 	if err != nil {
-		return "", 0, false, fmt.Errorf("read iteration %d: %w", n, sqlitedb.Classify(err))
+		return "", 0, false, fmt.Errorf("read iteration %d: %w", n, sqldb.Classify(err))
 	}
 	return row.Block.String, row.Importance.Float64, row.Block.Valid, nil
 }
@@ -77,9 +77,9 @@ func (s *Store) Covering(ctx context.Context, run string, n int) (block string, 
 // range's notes: a chapter or phase can span most of a long run.
 func (s *Store) InFull(ctx context.Context, run string, first, last int) (int, error) {
 	var folded int
-	if err := sqlx.GetContext(ctx, s.db.Cached(), &folded, `SELECT COALESCE(SUM(MIN(last_iter, ?3) - MAX(first_iter, ?2) + 1), 0)
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &folded, `SELECT COALESCE(SUM(CASE WHEN last_iter < ?3 THEN last_iter ELSE ?3 END - CASE WHEN first_iter > ?2 THEN first_iter ELSE ?2 END + 1), 0)
 		FROM blocks WHERE run_id = ?1 AND visible = 1 AND first_iter <= ?3 AND last_iter >= ?2`, run, first, last); err != nil {
-		return 0, fmt.Errorf("read blocks %d-%d: %w", first, last, sqlitedb.Classify(err))
+		return 0, fmt.Errorf("read blocks %d-%d: %w", first, last, sqldb.Classify(err))
 	}
 	return last - first + 1 - folded, nil
 }
@@ -93,7 +93,7 @@ func (s *Store) L0Tokens(ctx context.Context, run string, first, last int) (map[
 	}
 	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT number, l0_tokens FROM iteration_notes
 		WHERE run_id = ? AND number BETWEEN ? AND ?`, run, first, last); err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d: %w", first, last, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iterations %d-%d: %w", first, last, sqldb.Classify(err))
 	}
 	out := make(map[int]int, len(rows))
 	for _, r := range rows {
@@ -116,13 +116,13 @@ func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) er
 		}
 		if err := tx.SelectContext(ctx, &rows, `SELECT id, last_iter, access_count, error_count, change_count FROM blocks
 			WHERE run_id = ? AND visible = 1 AND first_iter <= ? AND last_iter >= ?`, run, last, first); err != nil {
-			return fmt.Errorf("read blocks %d-%d: %w", first, last, sqlitedb.Classify(err))
+			return fmt.Errorf("read blocks %d-%d: %w", first, last, sqldb.Classify(err))
 		}
 		for _, r := range rows {
 			v := importance(f.Config, r.Last, r.Access+1, r.Errors, r.Changes, now)
 			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET access_count = access_count + 1, last_access_iter = ?, importance = ?
 				WHERE run_id = ? AND id = ?`, now, v, run, r.ID); err != nil {
-				return fmt.Errorf("touch block %s: %w", r.ID, sqlitedb.Classify(err))
+				return fmt.Errorf("touch block %s: %w", r.ID, sqldb.Classify(err))
 			}
 		}
 		return nil
@@ -137,7 +137,7 @@ func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) er
 func (s *Store) LastFold(ctx context.Context, run string) (int, error) {
 	var last sql.NullInt64
 	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(created_iter) FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1`, run); err != nil {
-		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return 0, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return int(last.Int64), nil
 }
@@ -150,7 +150,7 @@ func (s *Store) LastFold(ctx context.Context, run string) (int, error) {
 func (s *Store) WorkingFrom(ctx context.Context, run string) (int, error) {
 	var last sql.NullInt64
 	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(last_iter) FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1`, run); err != nil {
-		return 0, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return 0, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return int(last.Int64) + 1, nil
 }

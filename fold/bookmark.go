@@ -6,7 +6,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -23,8 +23,9 @@ func (s *Store) AddBookmark(ctx context.Context, run journal.Run, n int, note st
 		return &journal.RangeError{Run: run.ID, From: n, To: n, Iterations: run.Iterations}
 	}
 	return s.update(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO bookmarks (run_id, iteration, note) VALUES (?, ?, ?)`, run.ID, n, note); err != nil {
-			return fmt.Errorf("bookmark iteration %d: %w", n, sqlitedb.Classify(err))
+		if _, err := tx.ExecContext(ctx, `INSERT INTO bookmarks (run_id, iteration, note) VALUES (?, ?, ?)
+			ON CONFLICT (run_id, iteration) DO UPDATE SET note = excluded.note`, run.ID, n, note); err != nil {
+			return fmt.Errorf("bookmark iteration %d: %w", n, sqldb.Classify(err))
 		}
 		return logAction(ctx, tx, run.ID, LogEntry{Iteration: run.Iterations, Action: "bookmark", Detail: fmt.Sprintf("iteration %d: %s", n, note)})
 	})
@@ -37,7 +38,7 @@ func (s *Store) RemoveBookmark(ctx context.Context, run journal.Run, n int) (boo
 	err := s.update(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM bookmarks WHERE run_id = ? AND iteration = ?`, run.ID, n)
 		if err != nil {
-			return fmt.Errorf("remove bookmark: %w", sqlitedb.Classify(err))
+			return fmt.Errorf("remove bookmark: %w", sqldb.Classify(err))
 		}
 		k, _ := res.RowsAffected()
 		removed = k > 0
@@ -53,7 +54,7 @@ func (s *Store) RemoveBookmark(ctx context.Context, run journal.Run, n int) (boo
 func (s *Store) Bookmarks(ctx context.Context, run string) ([]Bookmark, error) {
 	out := []Bookmark{}
 	if err := s.db.Read.SelectContext(ctx, &out, `SELECT iteration, note FROM bookmarks WHERE run_id = ? ORDER BY iteration`, run); err != nil {
-		return nil, fmt.Errorf("list bookmarks: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("list bookmarks: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }
@@ -61,7 +62,7 @@ func (s *Store) Bookmarks(ctx context.Context, run string) ([]Bookmark, error) {
 func bookmarksTx(ctx context.Context, q sqlx.QueryerContext, run string) (map[int]string, error) {
 	var rows []Bookmark
 	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT iteration, note FROM bookmarks WHERE run_id = ?`, run); err != nil {
-		return nil, fmt.Errorf("list bookmarks: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("list bookmarks: %w", sqldb.Classify(err))
 	}
 	m := make(map[int]string, len(rows))
 	for _, r := range rows {

@@ -2,7 +2,7 @@ package fold_test
 
 import (
 	"context"
-	"path/filepath"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"sync"
 	"testing"
 
@@ -20,7 +20,7 @@ import (
 func TestConcurrentStepsAndMilestone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
+	path := pgtest.Target(t, t.TempDir())
 	open := func() *memory.Engine {
 		eng, err := memory.Open(ctx, memory.Config{DBPath: path, Budget: 4000})
 		if err != nil {

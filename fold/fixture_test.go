@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"testing"
 	"time"
 
@@ -94,7 +94,7 @@ func (l *deltaLog) take() []journal.Event {
 // scheduler and the window all see the change.
 func openEngine(t *testing.T, budget int, tune func(*memory.Engine)) *memory.Engine {
 	t.Helper()
-	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: budget})
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}

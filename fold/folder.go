@@ -10,7 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
 )
@@ -176,7 +176,7 @@ func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum S
 			// last refreshed the visible blocks.
 			imp := importance(f.Config, c.Last, c.AccessCount, len(c.Errors), len(c.StateChanges), run.Iterations)
 			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET parent = ?, visible = 0, importance = ? WHERE run_id = ? AND id = ?`, b.ID, imp, run.ID, c.ID); err != nil {
-				return fmt.Errorf("absorb block %s: %w", c.ID, sqlitedb.Classify(err))
+				return fmt.Errorf("absorb block %s: %w", c.ID, sqldb.Classify(err))
 			}
 		}
 		if err := cover(ctx, tx, run.ID, o.First, o.Last, b.ID); err != nil {
@@ -405,7 +405,7 @@ func uniqueID(ctx context.Context, tx *sqlx.Tx, run string, level, first, last i
 		id := blockID(level, first, last, n)
 		var k int
 		if err := tx.GetContext(ctx, &k, `SELECT COUNT(*) FROM blocks WHERE run_id = ? AND id = ?`, run, id); err != nil {
-			return "", fmt.Errorf("name block: %w", sqlitedb.Classify(err))
+			return "", fmt.Errorf("name block: %w", sqldb.Classify(err))
 		}
 		if k == 0 {
 			return id, nil
@@ -461,11 +461,11 @@ func (f *Folder) Unfold(ctx context.Context, run journal.Run, id string) (*Block
 	}
 	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE blocks SET visible = 0, unfolded = 1 WHERE id = ? AND run_id = ?`, id, run.ID); err != nil {
-			return fmt.Errorf("unfold %s: %w", id, sqlitedb.Classify(err))
+			return fmt.Errorf("unfold %s: %w", id, sqldb.Classify(err))
 		}
 		for _, c := range children {
 			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET visible = 1 WHERE run_id = ? AND id = ?`, run.ID, c.ID); err != nil {
-				return fmt.Errorf("show block %s: %w", c.ID, sqlitedb.Classify(err))
+				return fmt.Errorf("show block %s: %w", c.ID, sqldb.Classify(err))
 			}
 			if err := cover(ctx, tx, run.ID, c.First, c.Last, c.ID); err != nil {
 				return err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/scoring"
 )
 
@@ -52,7 +52,7 @@ func (c Change) Describe(entity string) string {
 func recordHistory(ctx context.Context, tx *sqlx.Tx, n *Note, renote bool) ([]scoring.EntityChange, error) {
 	if renote {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM entity_history WHERE run_id = ? AND iteration = ?`, n.Run, n.Number); err != nil {
-			return nil, fmt.Errorf("replace entity history of iteration %d: %w", n.Number, sqlitedb.Classify(err))
+			return nil, fmt.Errorf("replace entity history of iteration %d: %w", n.Number, sqldb.Classify(err))
 		}
 	}
 	if len(n.effects) == 0 {
@@ -68,7 +68,7 @@ func recordHistory(ctx context.Context, tx *sqlx.Tx, n *Note, renote bool) ([]sc
 				err := tx.GetContext(ctx, &last, `SELECT effect FROM entity_history WHERE run_id = ? AND entity = ? AND iteration < ?
 					ORDER BY iteration DESC, ord DESC LIMIT 1`, n.Run, e.Entity, n.Number)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
-					return nil, fmt.Errorf("read entity history of %s: %w", e.Entity, sqlitedb.Classify(err))
+					return nil, fmt.Errorf("read entity history of %s: %w", e.Entity, sqldb.Classify(err))
 				}
 				prev = scoring.Effect(last)
 			}
@@ -79,7 +79,7 @@ func recordHistory(ctx context.Context, tx *sqlx.Tx, n *Note, renote bool) ([]sc
 		latest[e.Entity] = e.Effect
 		if _, err := tx.ExecContext(ctx, `INSERT INTO entity_history (run_id, entity, iteration, ord, effect, other) VALUES (?, ?, ?, ?, ?, ?)`,
 			n.Run, e.Entity, n.Number, i, string(e.Effect), e.Other); err != nil {
-			return nil, fmt.Errorf("record entity history of %s: %w", e.Entity, sqlitedb.Classify(err))
+			return nil, fmt.Errorf("record entity history of %s: %w", e.Entity, sqldb.Classify(err))
 		}
 		out = append(out, e)
 	}
@@ -107,7 +107,7 @@ func (s *Store) LastChange(ctx context.Context, run, entity string, before int) 
 	case err == nil:
 		ok = true
 	case !errors.Is(err, sql.ErrNoRows):
-		return c, false, fmt.Errorf("read entity history of %s: %w", key, sqlitedb.Classify(err))
+		return c, false, fmt.Errorf("read entity history of %s: %w", key, sqldb.Classify(err))
 	}
 	var pairs []entityEffect
 	for _, p := range parentDirs(key) {
@@ -148,7 +148,7 @@ func (s *Store) Making(ctx context.Context, run, entity string, before int) (c C
 	case errors.Is(err, sql.ErrNoRows):
 		return c, false, nil
 	case err != nil:
-		return c, false, fmt.Errorf("read entity history of %s: %w", key, sqlitedb.Classify(err))
+		return c, false, fmt.Errorf("read entity history of %s: %w", key, sqldb.Classify(err))
 	}
 	return c, true, nil
 }
@@ -174,17 +174,17 @@ func (s *Store) latestOf(ctx context.Context, run string, before int, pairs []en
 		if i > 0 {
 			q.WriteString(" UNION ALL ")
 		}
-		q.WriteString(`SELECT * FROM (SELECT entity, iteration, effect, other FROM entity_history INDEXED BY entity_history_effect
-			WHERE run_id = ? AND entity = ? AND effect = ? AND iteration < ? ORDER BY iteration DESC LIMIT 1)`)
+		fmt.Fprintf(&q, `SELECT * FROM (SELECT entity, iteration, effect, other FROM entity_history INDEXED BY entity_history_effect
+			WHERE run_id = ? AND entity = ? AND effect = ? AND iteration < ? ORDER BY iteration DESC LIMIT 1) AS h%d`, i)
 		args = append(args, run, p.entity, string(p.effect), before)
 	}
-	q.WriteString(") ORDER BY iteration DESC, length(entity) DESC LIMIT 1")
+	q.WriteString(") AS latest ORDER BY iteration DESC, length(entity) DESC LIMIT 1")
 	err = sqlx.GetContext(ctx, s.db.Cached(), &c, q.String(), args...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return c, false, nil
 	case err != nil:
-		return c, false, sqlitedb.Classify(err)
+		return c, false, sqldb.Classify(err)
 	}
 	return c, true, nil
 }

@@ -3,6 +3,7 @@ package fold_test
 import (
 	"context"
 	"fmt"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -22,7 +23,7 @@ import (
 func importWithModel(t *testing.T, srv *llmtest.Server, path string, verify bool, concurrency int) (*memory.Engine, journal.Run) {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), LLM: memory.LLMConfig{
+	eng, err := memory.Open(ctx, memory.Config{DBPath: pgtest.Target(t, t.TempDir()), LLM: memory.LLMConfig{
 		Summarizer: memory.SummarizerLLM, BaseURL: srv.BaseURL(), Verify: &verify, Concurrency: concurrency}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package fold_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"sync"
 	"testing"
 	"time"
@@ -53,7 +53,7 @@ func setupLLM(t *testing.T, o llmOptions, h llmtest.Handler) *llmBundle {
 
 func openLLMEngine(t *testing.T, cfg memory.LLMConfig) *memory.Engine {
 	t.Helper()
-	eng, err := memory.Open(context.Background(), memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 128000, LLM: cfg})
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: 128000, LLM: cfg})
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/scoring"
 )
 
@@ -126,11 +126,16 @@ func fromNote(n *Note) *noteRow {
 
 // putNote inserts or replaces an iteration's note.
 func putNote(ctx context.Context, tx *sqlx.Tx, n *Note) error {
-	_, err := tx.NamedExecContext(ctx, `INSERT OR REPLACE INTO iteration_notes (`+noteColumns+`) VALUES
+	_, err := tx.NamedExecContext(ctx, `INSERT INTO iteration_notes (`+noteColumns+`) VALUES
 		(:run_id, :number, :block, :l0, :l0_messages, :l0_tokens, :msg_tokens, :raw_tokens, :l1, :l1_tokens, :has_error,
-		 :protect, :milestone, :entities, :changes, :errors, :terms, :calls, :system, :started_at)`, fromNote(n))
+		 :protect, :milestone, :entities, :changes, :errors, :terms, :calls, :system, :started_at)
+		ON CONFLICT (run_id, number) DO UPDATE SET block = excluded.block, l0 = excluded.l0, l0_messages = excluded.l0_messages,
+		l0_tokens = excluded.l0_tokens, msg_tokens = excluded.msg_tokens, raw_tokens = excluded.raw_tokens, l1 = excluded.l1,
+		l1_tokens = excluded.l1_tokens, has_error = excluded.has_error, protect = excluded.protect, milestone = excluded.milestone,
+		entities = excluded.entities, changes = excluded.changes, errors = excluded.errors, terms = excluded.terms,
+		calls = excluded.calls, system = excluded.system, started_at = excluded.started_at`, fromNote(n))
 	if err != nil {
-		return fmt.Errorf("store note of iteration %d: %w", n.Number, sqlitedb.Classify(err))
+		return fmt.Errorf("store note of iteration %d: %w", n.Number, sqldb.Classify(err))
 	}
 	return nil
 }
@@ -156,7 +161,7 @@ func (s *Store) Lines(ctx context.Context, run string, first, last int) ([]Line,
 	var out []Line
 	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, `SELECT number, COALESCE(block, '') AS block, l1, l1_tokens
 		FROM iteration_notes WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last); err != nil {
-		return nil, fmt.Errorf("read iteration lines: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iteration lines: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }
@@ -180,7 +185,7 @@ func (s *Store) Activity(ctx context.Context, run string, first, last int) ([]Ac
 	}
 	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT number, calls, system
 		FROM iteration_notes WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last); err != nil {
-		return nil, fmt.Errorf("read iteration activity: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iteration activity: %w", sqldb.Classify(err))
 	}
 	out := make([]Activity, len(rows))
 	for i, r := range rows {
@@ -200,7 +205,7 @@ func (s *Store) WorkingNotes(ctx context.Context, run string) ([]*Note, error) {
 func queryNotes(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) ([]*Note, error) {
 	var rows []noteRow
 	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+noteColumns+` FROM iteration_notes `+where, args...); err != nil {
-		return nil, fmt.Errorf("read iteration notes: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iteration notes: %w", sqldb.Classify(err))
 	}
 	out := make([]*Note, len(rows))
 	for i := range rows {
@@ -220,7 +225,7 @@ func cover(ctx context.Context, tx *sqlx.Tx, run string, first, last int, block 
 			WHERE run_id = ? AND number BETWEEN ? AND ?`, block, run, first, last)
 	}
 	if err != nil {
-		return fmt.Errorf("mark iterations %d-%d: %w", first, last, sqlitedb.Classify(err))
+		return fmt.Errorf("mark iterations %d-%d: %w", first, last, sqldb.Classify(err))
 	}
 	return nil
 }
@@ -234,7 +239,7 @@ func uncover(ctx context.Context, tx *sqlx.Tx, run string, n int, r L0) error {
 	_, err = tx.ExecContext(ctx, `UPDATE iteration_notes SET block = NULL, l0 = ?, l0_messages = ?, l0_tokens = ?, msg_tokens = ?
 		WHERE run_id = ? AND number = ?`, r.Markdown, string(msgs), r.MarkdownTokens, r.MessagesTokens, run, n)
 	if err != nil {
-		return fmt.Errorf("show iteration %d again: %w", n, sqlitedb.Classify(err))
+		return fmt.Errorf("show iteration %d again: %w", n, sqldb.Classify(err))
 	}
 	return nil
 }
@@ -270,9 +275,9 @@ func addTerms(ctx context.Context, tx *sqlx.Tx, run string, terms []string) erro
 		args = append(args, run, t)
 	}
 	q := `INSERT INTO term_df (run_id, term, df) VALUES (?, ?, 1)` + strings.Repeat(`, (?, ?, 1)`, len(terms)-1) +
-		` ON CONFLICT (run_id, term) DO UPDATE SET df = df + 1`
+		` ON CONFLICT (run_id, term) DO UPDATE SET df = term_df.df + 1`
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("count terms: %w", sqlitedb.Classify(err))
+		return fmt.Errorf("count terms: %w", sqldb.Classify(err))
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
 )
@@ -174,7 +174,7 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 	}
 	if err := s.Store.db.Read.SelectContext(ctx, &rows, `SELECT id, last_iter, access_count, error_count, change_count, importance
 		FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1`, run.ID); err != nil {
-		return fmt.Errorf("read block importance: %w", sqlitedb.Classify(err))
+		return fmt.Errorf("read block importance: %w", sqldb.Classify(err))
 	}
 	type change struct {
 		id string
@@ -192,7 +192,7 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
 		for _, m := range moved {
 			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET importance = ? WHERE run_id = ? AND id = ?`, m.v, run.ID, m.id); err != nil {
-				return fmt.Errorf("update importance of %s: %w", m.id, sqlitedb.Classify(err))
+				return fmt.Errorf("update importance of %s: %w", m.id, sqldb.Classify(err))
 			}
 		}
 		return nil
@@ -243,7 +243,7 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 					n.Protect = prev.Protect
 				}
 			case !errors.Is(err, sql.ErrNoRows):
-				return fmt.Errorf("read note of iteration %d: %w", it.Number, sqlitedb.Classify(err))
+				return fmt.Errorf("read note of iteration %d: %w", it.Number, sqldb.Classify(err))
 			}
 		} else if err := addTerms(ctx, tx, it.Run, n.Terms); err != nil {
 			return err
@@ -309,7 +309,7 @@ func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note, effects []scoring.
 			ON CONFLICT (run_id, entity) DO UPDATE SET iteration = excluded.iteration, action = excluded.action`,
 			n.Run, entity, n.Number, action)
 		if err != nil {
-			return fmt.Errorf("record entity state: %w", sqlitedb.Classify(err))
+			return fmt.Errorf("record entity state: %w", sqldb.Classify(err))
 		}
 		return nil
 	}

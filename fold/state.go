@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -36,17 +36,20 @@ func loadState(ctx context.Context, q sqlx.QueryerContext, run string) (state, e
 		return state{Run: run, ChapterStart: 1, ToolsOK: "[]"}, nil
 	}
 	if err != nil {
-		return st, fmt.Errorf("read fold state of run %s: %w", run, sqlitedb.Classify(err))
+		return st, fmt.Errorf("read fold state of run %s: %w", run, sqldb.Classify(err))
 	}
 	return st, nil
 }
 
 func saveState(ctx context.Context, tx *sqlx.Tx, st state) error {
-	_, err := tx.NamedExecContext(ctx, `INSERT OR REPLACE INTO fold_state (run_id, noted, noted_seq, tools_ok, last_interval, chapter_start,
+	_, err := tx.NamedExecContext(ctx, `INSERT INTO fold_state (run_id, noted, noted_seq, tools_ok, last_interval, chapter_start,
 		milestone_title, milestone_iter, pending_milestone, milestone_declared) VALUES (:run_id, :noted, :noted_seq, :tools_ok, :last_interval,
-		:chapter_start, :milestone_title, :milestone_iter, :pending_milestone, :milestone_declared)`, st)
+		:chapter_start, :milestone_title, :milestone_iter, :pending_milestone, :milestone_declared)
+		ON CONFLICT (run_id) DO UPDATE SET noted = excluded.noted, noted_seq = excluded.noted_seq, tools_ok = excluded.tools_ok,
+		last_interval = excluded.last_interval, chapter_start = excluded.chapter_start, milestone_title = excluded.milestone_title,
+		milestone_iter = excluded.milestone_iter, pending_milestone = excluded.pending_milestone, milestone_declared = excluded.milestone_declared`, st)
 	if err != nil {
-		return fmt.Errorf("save fold state of run %s: %w", st.Run, sqlitedb.Classify(err))
+		return fmt.Errorf("save fold state of run %s: %w", st.Run, sqldb.Classify(err))
 	}
 	return nil
 }
@@ -70,7 +73,7 @@ func logAction(ctx context.Context, tx *sqlx.Tx, run string, e LogEntry) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO fold_log (run_id, iteration, action, block, detail) VALUES (?, ?, ?, ?, ?)`,
 		run, e.Iteration, e.Action, e.Block, e.Detail)
 	if err != nil {
-		return fmt.Errorf("write fold log: %w", sqlitedb.Classify(err))
+		return fmt.Errorf("write fold log: %w", sqldb.Classify(err))
 	}
 	return nil
 }
@@ -79,9 +82,9 @@ func logAction(ctx context.Context, tx *sqlx.Tx, run string, e LogEntry) error {
 func (s *Store) Log(ctx context.Context, run string, limit int) ([]LogEntry, error) {
 	var out []LogEntry
 	err := s.db.Read.SelectContext(ctx, &out, `SELECT iteration, action, block, detail FROM
-		(SELECT id, iteration, action, block, detail FROM fold_log WHERE run_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id`, run, limit)
+		(SELECT id, iteration, action, block, detail FROM fold_log WHERE run_id = ? ORDER BY id DESC LIMIT ?) AS newest ORDER BY id`, run, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read fold log: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read fold log: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }
@@ -100,7 +103,7 @@ func (s *Store) EntityStates(ctx context.Context, run string, limit int) ([]Enti
 	err := s.db.Read.SelectContext(ctx, &out, `SELECT entity, iteration, action FROM entity_state
 		WHERE run_id = ? ORDER BY iteration DESC, entity DESC LIMIT ?`, run, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read entity state: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read entity state: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }

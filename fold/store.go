@@ -10,7 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -25,13 +25,23 @@ var (
 // Store keeps blocks, iteration notes, bookmarks and scheduler state in the
 // same SQLite database as the journal.
 type Store struct {
-	db *sqlitedb.DB
+	db *sqldb.DB
 }
 
 // NewStore returns a fold Store on an open database.
-func NewStore(db *sqlitedb.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqldb.DB) *Store { return &Store{db: db} }
 
 // update runs fn in one write transaction.
+// nextBlockRow is the SQL of a new rowid for a block that must count as
+// made now (BlocksAfter): past every block's, on SQLite, and the next of
+// the rowid column's sequence on PostgreSQL, whose inserts draw from it.
+func (s *Store) nextBlockRow() string {
+	if s.db.Dialect == sqldb.Postgres {
+		return `nextval(pg_get_serial_sequence('blocks', 'rowid'))`
+	}
+	return `(SELECT MAX(rowid) + 1 FROM blocks)`
+}
+
 func (s *Store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return s.db.Update(ctx, fn)
 }
@@ -120,7 +130,7 @@ func insertBlock(ctx context.Context, tx *sqlx.Tx, b *Block) error {
 	cols := strings.Split(strings.Join(strings.Fields(blockColumns), ""), ",")
 	named := ":" + strings.Join(cols, ", :")
 	if _, err := tx.NamedExecContext(ctx, `INSERT INTO blocks (`+blockColumns+`) VALUES (`+named+`)`, fromBlock(b)); err != nil {
-		return fmt.Errorf("store block %s: %w", b.ID, sqlitedb.Classify(err))
+		return fmt.Errorf("store block %s: %w", b.ID, sqldb.Classify(err))
 	}
 	return nil
 }
@@ -147,7 +157,7 @@ func (s *Store) Shown(ctx context.Context, run string) ([]Shown, error) {
 	err := s.db.Read.SelectContext(ctx, &out, `SELECT id, level, first_iter, last_iter, tokens, content
 		FROM blocks WHERE run_id = ? AND visible = 1 ORDER BY first_iter`, run)
 	if err != nil {
-		return nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }
@@ -173,7 +183,7 @@ func (s *Store) Block(ctx context.Context, run, id string) (*Block, error) {
 func (s *Store) queryBlocks(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) ([]*Block, error) {
 	var rows []blockRow
 	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+blockColumns+` FROM blocks `+where, args...); err != nil {
-		return nil, fmt.Errorf("read blocks: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	out := make([]*Block, len(rows))
 	for i := range rows {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // Totals are a run's whole-history figures, for inspection (`show`); they
@@ -31,13 +31,13 @@ var RoomReasons = map[string]string{
 // Totals sums the run's raw history and counts its folds by trigger.
 func (s *Store) Totals(ctx context.Context, run string) (Totals, error) {
 	t := Totals{Folds: map[string]int{}, WithRoom: map[string]int{}}
-	if err := s.db.Read.GetContext(ctx, &t.RawTokens, `SELECT COALESCE(SUM(MAX(raw_tokens, l0_tokens)), 0) FROM iteration_notes WHERE run_id = ?`, run); err != nil {
-		return t, fmt.Errorf("sum raw tokens: %w", sqlitedb.Classify(err))
+	if err := s.db.Read.GetContext(ctx, &t.RawTokens, `SELECT COALESCE(SUM(CASE WHEN raw_tokens > l0_tokens THEN raw_tokens ELSE l0_tokens END), 0) FROM iteration_notes WHERE run_id = ?`, run); err != nil {
+		return t, fmt.Errorf("sum raw tokens: %w", sqldb.Classify(err))
 	}
 	rows, err := s.db.Read.QueryContext(ctx, `SELECT trigger, COUNT(*),
 		SUM(made_at_usage > 0 AND made_at_usage <= 1 AND trigger != ?) FROM blocks WHERE run_id = ? GROUP BY trigger`, TriggerCascade, run)
 	if err != nil {
-		return t, fmt.Errorf("count folds: %w", sqlitedb.Classify(err))
+		return t, fmt.Errorf("count folds: %w", sqldb.Classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -74,11 +74,11 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 		(SELECT COUNT(*) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level >= 3),
 		COALESCE((SELECT SUM(tokens) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level <= 2), 0),
 		(SELECT COUNT(*) FROM blocks WHERE run_id = ?1 AND visible = 1 AND level <= 2),
-		COALESCE((SELECT SUM(MAX(l0_tokens, msg_tokens)) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL), 0),
+		COALESCE((SELECT SUM(CASE WHEN l0_tokens > msg_tokens THEN l0_tokens ELSE msg_tokens END) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL), 0),
 		(SELECT COUNT(*) FROM iteration_notes INDEXED BY iteration_notes_l0 WHERE run_id = ?1 AND block IS NULL)`, run.ID).
 		Scan(&long, &nLong, &short, &nShort, &work, &nWork)
 	if err != nil {
-		return t, fmt.Errorf("measure window: %w", sqlitedb.Classify(err))
+		return t, fmt.Errorf("measure window: %w", sqldb.Classify(err))
 	}
 	part := func(tokens, n, extra int) int {
 		if n == 0 {
@@ -249,7 +249,7 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 	}
 	if err := s.Store.db.Read.SelectContext(ctx, &rows, `SELECT number, l0_tokens FROM iteration_notes
 		INDEXED BY iteration_notes_l0 WHERE run_id = ? AND block IS NULL AND number <= ? ORDER BY number`, run.ID, upTo); err != nil {
-		return nil, fmt.Errorf("find iterations to fold: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("find iterations to fold: %w", sqldb.Classify(err))
 	}
 	var out []*Block
 	saved := 0

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -28,7 +28,7 @@ func (s *Store) Awaiting(ctx context.Context, run string) ([]*Block, error) {
 func (s *Store) CountAwaiting(ctx context.Context, run string) (int, error) {
 	var n int
 	if err := s.db.Read.GetContext(ctx, &n, `SELECT COUNT(*) FROM blocks WHERE run_id = ? AND awaiting_llm = 1 AND visible = 1`, run); err != nil {
-		return 0, fmt.Errorf("count blocks awaiting a summary: %w", sqlitedb.Classify(err))
+		return 0, fmt.Errorf("count blocks awaiting a summary: %w", sqldb.Classify(err))
 	}
 	return n, nil
 }
@@ -78,11 +78,11 @@ func (f *Folder) Upgrade(ctx context.Context, run journal.Run, b *Block) (*Block
 		r := fromBlock(&up)
 		res, err := tx.ExecContext(ctx, `UPDATE blocks SET title = ?, content = ?, outcome = ?, keywords = ?, entities = ?,
 			summarizer = ?, self_check = ?, tokens = ?, llm_calls = ?, llm_prompt_tokens = ?, llm_completion_tokens = ?, awaiting_llm = 0,
-			rowid = (SELECT MAX(rowid) + 1 FROM blocks)
+			rowid = `+f.Store.nextBlockRow()+`
 			WHERE run_id = ? AND id = ? AND awaiting_llm = 1 AND visible = 1`,
 			r.Title, r.Content, r.Outcome, r.Keywords, r.Entities, r.Summarizer, r.SelfCheck, r.Tokens, r.LLMCalls, r.LLMPrompt, r.LLMCompletion, run.ID, b.ID)
 		if err != nil {
-			return fmt.Errorf("upgrade block %s: %w", b.ID, sqlitedb.Classify(err))
+			return fmt.Errorf("upgrade block %s: %w", b.ID, sqldb.Classify(err))
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return ErrUpgradeGone
@@ -111,7 +111,7 @@ func (f *Folder) GiveUp(ctx context.Context, run journal.Run, b *Block, reason e
 		res, err := tx.ExecContext(ctx, `UPDATE blocks SET awaiting_llm = 0, summarizer = ? WHERE run_id = ? AND id = ? AND awaiting_llm = 1`,
 			FallbackName(reason), run.ID, b.ID)
 		if err != nil {
-			return fmt.Errorf("block %s: %w", b.ID, sqlitedb.Classify(err))
+			return fmt.Errorf("block %s: %w", b.ID, sqldb.Classify(err))
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // AppendResult says what an append stored.
@@ -122,10 +122,10 @@ func (s *Store) newAppender(ctx context.Context, tx *writeTx, runID, format stri
 		}
 		a.run = runRow{ID: runID, Format: format, Status: status}
 		if _, err := tx.ExecContext(ctx, sqlInsertRun, runID, format, status); err != nil {
-			return nil, fmt.Errorf("create run %s: %w", runID, sqlitedb.Classify(err))
+			return nil, fmt.Errorf("create run %s: %w", runID, sqldb.Classify(err))
 		}
 	case err != nil:
-		return nil, fmt.Errorf("load run %s: %w", runID, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("load run %s: %w", runID, sqldb.Classify(err))
 	}
 	if a.insEvent, err = s.writes.InTx(ctx, tx.Tx, sqlInsertEvent); err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (a *appender) loadOpenIteration(ctx context.Context) error {
 		return err
 	}
 	if err := sel.GetContext(ctx, &rng, a.run.ID, n); err != nil {
-		return fmt.Errorf("load iteration %d of run %s: %w", n, a.run.ID, sqlitedb.Classify(err))
+		return fmt.Errorf("load iteration %d of run %s: %w", n, a.run.ID, sqldb.Classify(err))
 	}
 	selEvents, err := a.store.writes.InTx(ctx, a.tx.Tx, sqlSelectEvents)
 	if err != nil {
@@ -249,21 +249,35 @@ func (a *appender) flushEvents(ctx context.Context) error {
 		a.args = append(a.args, a.run.ID, e.Seq, TimeText(e.Timestamp), e.Type, []byte(e.Payload))
 		if st == a.insEvent {
 			if res, err = st.ExecContext(ctx, a.args...); err != nil {
-				return fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, sqlitedb.Classify(err))
+				return fmt.Errorf("store event %d of run %s: %w", e.Seq, a.run.ID, sqldb.Classify(err))
 			}
 			a.args = a.args[:0]
 		}
 	}
 	if st != a.insEvent {
 		if res, err = st.ExecContext(ctx, a.args...); err != nil {
-			return fmt.Errorf("store events %d-%d of run %s: %w", a.pending[0].Seq, a.pending[len(a.pending)-1].Seq, a.run.ID, sqlitedb.Classify(err))
+			return fmt.Errorf("store events %d-%d of run %s: %w", a.pending[0].Seq, a.pending[len(a.pending)-1].Seq, a.run.ID, sqldb.Classify(err))
 		}
 	}
-	if a.rowid, err = res.LastInsertId(); err != nil {
+	if a.rowid, err = a.newestRowid(ctx, res); err != nil {
 		return fmt.Errorf("store events of run %s: %w", a.run.ID, err)
 	}
 	a.pending = a.pending[:0]
 	return nil
+}
+
+// newestRowid returns the rowid of the newest event just stored. SQLite
+// reports it with the insert; PostgreSQL's driver does not, and the
+// schema's rowid column is read back (its sequence only grows, and write
+// transactions take turns, sqldb.DB.Update).
+func (a *appender) newestRowid(ctx context.Context, res sql.Result) (int64, error) {
+	if a.store.db.Dialect != sqldb.Postgres {
+		return res.LastInsertId()
+	}
+	last := a.pending[len(a.pending)-1].Seq
+	var id int64
+	err := a.tx.QueryRowxContext(ctx, `SELECT rowid FROM events WHERE run_id = ? AND seq = ?`, a.run.ID, last).Scan(&id)
+	return id, sqldb.Classify(err)
 }
 
 // batchStmt returns *st, preparing query on the transaction first if
@@ -305,13 +319,13 @@ func (a *appender) flushIterations() error {
 			return err
 		}
 		if _, err := st.Exec(rows...); err != nil {
-			return fmt.Errorf("store iterations of run %s: %w", a.run.ID, sqlitedb.Classify(err))
+			return fmt.Errorf("store iterations of run %s: %w", a.run.ID, sqldb.Classify(err))
 		}
 		return nil
 	}
 	for i := 0; i < len(rows); i += 12 {
 		if _, err := a.upsIter.Exec(rows[i : i+12]...); err != nil {
-			return fmt.Errorf("store iteration %v of run %s: %w", rows[i+1], a.run.ID, sqlitedb.Classify(err))
+			return fmt.Errorf("store iteration %v of run %s: %w", rows[i+1], a.run.ID, sqldb.Classify(err))
 		}
 	}
 	return nil
@@ -347,7 +361,7 @@ func (a *appender) finish(ctx context.Context) (AppendResult, error) {
 	}
 	_, err = upd.ExecContext(ctx, r.Task, r.SystemPrompt, r.AgentRef, r.Status, r.StartedAt, r.EndedAt, r.LastSeq, r.Events, r.Iterations, a.rowid, r.ID)
 	if err != nil {
-		return a.res, fmt.Errorf("update run %s: %w", r.ID, sqlitedb.Classify(err))
+		return a.res, fmt.Errorf("update run %s: %w", r.ID, sqldb.Classify(err))
 	}
 	if cur := a.g.cur; cur != nil && a.g.dirty {
 		run, seq := r.ID, r.LastSeq

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // openStore opens a Store on a fresh database file in t.TempDir.
 func openStore(t testing.TB) (*journal.Store, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "sub", "memory.db")
+	path := pgtest.Target(t, filepath.Join(t.TempDir(), "sub"))
 	s, err := journal.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("open store: %v", err)

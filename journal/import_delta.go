@@ -14,7 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // prefixHashBytes is how much of a journal's head identifies the file for an
@@ -194,7 +194,7 @@ func (s *Store) storedThrough(ctx context.Context, q sqlx.QueryerContext, runID 
 	}
 	var n int
 	if err := sqlx.GetContext(ctx, q, &n, `SELECT COUNT(*) FROM events WHERE run_id = ? AND seq <= ?`, runID, seq); err != nil {
-		return 0, fmt.Errorf("count stored events: %w", sqlitedb.Classify(err))
+		return 0, fmt.Errorf("count stored events: %w", sqldb.Classify(err))
 	}
 	return n, nil
 }
@@ -203,12 +203,12 @@ func (s *Store) storedThrough(ctx context.Context, q sqlx.QueryerContext, runID 
 // describes this file (not shrunk, same head bytes), else the top.
 func resumePoint(ctx context.Context, q sqlx.QueryerContext, f *os.File, abs, runID string, size int64) (cursor, error) {
 	var c cursor
-	err := sqlx.GetContext(ctx, q, &c, `SELECT offset, line, last_seq, prefix_hash FROM import_cursors WHERE path = ? AND run_id = ?`, abs, runID)
+	err := sqlx.GetContext(ctx, q, &c, `SELECT "offset", line, last_seq, prefix_hash FROM import_cursors WHERE path = ? AND run_id = ?`, abs, runID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return cursor{}, nil
 	}
 	if err != nil {
-		return cursor{}, fmt.Errorf("read import cursor: %w", sqlitedb.Classify(err))
+		return cursor{}, fmt.Errorf("read import cursor: %w", sqldb.Classify(err))
 	}
 	if c.Offset > size {
 		return cursor{}, nil
@@ -228,12 +228,12 @@ func saveCursor(ctx context.Context, tx *sqlx.Tx, f *os.File, abs, runID string,
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO import_cursors (path, run_id, offset, line, last_seq, prefix_hash)
+	_, err = tx.ExecContext(ctx, `INSERT INTO import_cursors (path, run_id, "offset", line, last_seq, prefix_hash)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path, run_id) DO UPDATE SET
-		offset = excluded.offset, line = excluded.line, last_seq = excluded.last_seq, prefix_hash = excluded.prefix_hash`,
+		"offset" = excluded."offset", line = excluded.line, last_seq = excluded.last_seq, prefix_hash = excluded.prefix_hash`,
 		abs, runID, c.Offset, c.Line, c.LastSeq, h)
 	if err != nil {
-		return fmt.Errorf("save import cursor: %w", sqlitedb.Classify(err))
+		return fmt.Errorf("save import cursor: %w", sqldb.Classify(err))
 	}
 	return nil
 }
@@ -262,7 +262,7 @@ func sameStored(ctx context.Context, q sqlx.QueryerContext, runID string, e Even
 		return nil // a gap in the stored seqs: nothing to compare
 	}
 	if err != nil {
-		return fmt.Errorf("read stored event %d: %w", e.Seq, sqlitedb.Classify(err))
+		return fmt.Errorf("read stored event %d: %w", e.Seq, sqldb.Classify(err))
 	}
 	if row.Type != e.Type || row.TS != TimeText(e.Timestamp) {
 		return fmt.Errorf("%w: seq %d is %s at %s here, but run %s stored %s at %s (the journal was rotated or replaced); import it as a new run with --run, or point at the journal the run was written to",

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // eventRow is the events table row.
@@ -24,7 +24,7 @@ type eventRow struct {
 func queryEvents(ctx context.Context, st *sqlx.Stmt, runID string, from, to int64) ([]Event, error) {
 	rows, err := st.QueryxContext(ctx, runID, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("read events %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read events %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 	}
 	defer rows.Close()
 	var out []Event
@@ -36,7 +36,7 @@ func queryEvents(ctx context.Context, st *sqlx.Stmt, runID string, from, to int6
 		out = append(out, Event{Seq: r.Seq, Timestamp: ParseTimeText(r.TS), Type: r.Type, Payload: r.Payload})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read events of run %s: %w", runID, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read events of run %s: %w", runID, sqldb.Classify(err))
 	}
 	return out, nil
 }
@@ -53,7 +53,7 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 		return Run{}, fmt.Errorf("%w: %q", ErrRunNotFound, id)
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("read run %s: %w", id, sqlitedb.Classify(err))
+		return Run{}, fmt.Errorf("read run %s: %w", id, sqldb.Classify(err))
 	}
 	return r.toRun(), nil
 }
@@ -62,7 +62,7 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 func (s *Store) Runs(ctx context.Context) ([]Run, error) {
 	var rows []runRow
 	if err := s.db.Read.SelectContext(ctx, &rows, `SELECT `+runColumns+` FROM runs ORDER BY activity DESC, id`); err != nil {
-		return nil, fmt.Errorf("list runs: %w", sqlitedb.Classify(err))
+		return nil, fmt.Errorf("list runs: %w", sqldb.Classify(err))
 	}
 	out := make([]Run, len(rows))
 	for i, r := range rows {
@@ -79,7 +79,7 @@ func (s *Store) LatestRun(ctx context.Context) (Run, error) {
 		return Run{}, ErrNoRuns
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("find latest run: %w", sqlitedb.Classify(err))
+		return Run{}, fmt.Errorf("find latest run: %w", sqldb.Classify(err))
 	}
 	return r.toRun(), nil
 }
@@ -116,7 +116,7 @@ func (s *Store) Iterations(ctx context.Context, runID string, from, to int, opts
 	}
 	var first, last int64
 	if err := rng.QueryRowxContext(ctx, runID, from, to).Scan(&first, &last); err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 	}
 	sel, err := s.reads.Prepared(ctx, sqlSelectEvents)
 	if err != nil {
@@ -182,7 +182,7 @@ func (s *Store) Counts(ctx context.Context, runID string) (Counts, error) {
 		COALESCE(SUM(has_error), 0), COALESCE(SUM(calls - results), 0) FROM iterations WHERE run_id = ?`, runID).
 		Scan(&c.Calls, &c.FailedCalls, &c.ErrorIterations, &c.PendingCalls)
 	if err != nil {
-		return Counts{}, fmt.Errorf("count run %s: %w", runID, sqlitedb.Classify(err))
+		return Counts{}, fmt.Errorf("count run %s: %w", runID, sqldb.Classify(err))
 	}
 	return c, nil
 }

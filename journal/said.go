@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // sqlSelectSaid reads the thoughts and user messages of a range of
@@ -27,7 +27,7 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 	}
 	rows, err := st.QueryxContext(ctx, runID, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 	}
 	defer rows.Close()
 	out := map[int]string{}
@@ -36,7 +36,7 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 		var n int
 		var e Event
 		if err := rows.Scan(&n, &e.Type, &e.Payload); err != nil {
-			return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+			return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 		}
 		switch e.Type {
 		case TypeThought:
@@ -61,7 +61,7 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqlitedb.Classify(err))
+		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 	}
 	return out, nil
 }

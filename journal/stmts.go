@@ -2,7 +2,7 @@ package journal
 
 import "strings"
 
-// SQL of the hot paths, prepared once per pool by sqlitedb.Stmts.
+// SQL of the hot paths, prepared once per pool by sqldb.Stmts.
 const (
 	sqlSelectRun       = `SELECT ` + runColumns + ` FROM runs WHERE id = ?`
 	sqlSelectOpenRange = `SELECT first_seq, last_seq FROM iterations WHERE run_id = ? AND number = ?`
@@ -12,9 +12,9 @@ const (
 	sqlInsertEvent = `INSERT INTO events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)`
 	sqlInsertRun   = `INSERT INTO runs (id, format, status) VALUES (?, ?, ?)`
 	sqlUpsertIter  = sqlIterInsert + sqlIterTuple + sqlIterConflict
-	sqlUpdateRun   = `UPDATE runs SET task = ?, system_prompt = ?, agent_ref = ?, status = ?,
-		started_at = ?, ended_at = ?, last_seq = ?, events = ?, iterations = ?,
-		activity = MAX(activity, ?) WHERE id = ?`
+	sqlUpdateRun   = `UPDATE runs SET task = ?1, system_prompt = ?2, agent_ref = ?3, status = ?4,
+		started_at = ?5, ended_at = ?6, last_seq = ?7, events = ?8, iterations = ?9,
+		activity = CASE WHEN activity > ?10 THEN activity ELSE ?10 END WHERE id = ?11`
 )
 
 // The iteration upsert, in parts, so that a batch can repeat the tuple.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // Sentinel errors. Wrapped errors carry the detail; match with errors.Is.
@@ -53,21 +53,21 @@ func (e *RangeError) Unwrap() error { return ErrIterationNotFound }
 // concurrent use; writes go through the database's single writer connection
 // and several Stores (or processes) may share one file.
 type Store struct {
-	db     *sqlitedb.DB
-	writes *sqlitedb.Stmts
-	reads  *sqlitedb.Stmts
+	db     *sqldb.DB
+	writes *sqldb.Stmts
+	reads  *sqldb.Stmts
 	open   openCache
 }
 
 // NewStore returns a Store on an open database.
-func NewStore(db *sqlitedb.DB) *Store {
-	return &Store{db: db, writes: sqlitedb.NewStmts(db.Write), reads: sqlitedb.NewStmts(db.Read)}
+func NewStore(db *sqldb.DB) *Store {
+	return &Store{db: db, writes: sqldb.NewStmts(db.Write), reads: sqldb.NewStmts(db.Read)}
 }
 
 // Open opens the database at path, creating it and its directory if needed,
 // and returns a Store that owns it. Close the Store when done.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // DB returns the underlying database, for packages that keep their own tables
 // beside the journal.
-func (s *Store) DB() *sqlitedb.DB { return s.db }
+func (s *Store) DB() *sqldb.DB { return s.db }
 
 // Close releases the Store's prepared statements and closes the database.
 // A Store made with NewStore should be closed by whoever opened the

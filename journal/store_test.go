@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -71,7 +71,7 @@ func TestMigrationsOnFreshAndReopenedDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a", "b", "memory.db")
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestMigrationsOnFreshAndReopenedDatabase(t *testing.T) {
 	mustImport(t, s, jpath, journal.ImportOptions{})
 	db.Close()
 
-	db, err = sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err = sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -109,7 +109,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +118,9 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	_, err = sqlitedb.Open(ctx, path, sqlitedb.Options{})
-	var se *sqlitedb.SchemaError
-	if !errors.Is(err, sqlitedb.ErrSchemaTooNew) || !errors.As(err, &se) || se.DBVersion != 999 {
+	_, err = sqldb.Open(ctx, path, sqldb.Options{})
+	var se *sqldb.SchemaError
+	if !errors.Is(err, sqldb.ErrSchemaTooNew) || !errors.As(err, &se) || se.DBVersion != 999 {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -10,7 +11,7 @@ import (
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	bindex "github.com/blevesearch/bleve_index_api"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -52,7 +53,7 @@ func viewFields(doc *bdoc.Document) []fieldView {
 func TestDocMakerMatchesMapping(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "memory.db"), sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, pgtest.Target(t, dir), sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

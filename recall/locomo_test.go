@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"fmt"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestLoCoMoEvidenceRecall(t *testing.T) {
 		t.Skipf("LoCoMo dev data not here: %v", err)
 	}
 	ctx := context.Background()
-	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}

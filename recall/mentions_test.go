@@ -3,6 +3,7 @@ package recall
 import (
 	"cmp"
 	"context"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -20,7 +21,7 @@ func importedRecaller(t *testing.T) (*Recaller, journal.Run) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "memory.db"), sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, pgtest.Target(t, dir), sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +40,7 @@ func conversation(t *testing.T, run, task string, lines []string) []journal.Even
 func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*memory.Engine, journal.Run) {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget, Recall: tune})
+	eng, err := memory.Open(ctx, memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: budget, Recall: tune})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -214,8 +214,8 @@ type Recaller struct {
 
 // New returns a Recaller over the database, with its index at dir
 // (memory.bleve beside the database).
-func New(db *sqlitedb.DB, j *journal.Store, folds Folds, dir string, cfg Config) *Recaller {
-	return &Recaller{journal: j, folds: folds, cfg: cfg.withDefaults(), store: store{db: db}, dir: dir}
+func New(db *sqldb.DB, j *journal.Store, folds Folds, dir string, cfg Config) *Recaller {
+	return &Recaller{journal: j, folds: folds, cfg: cfg.withDefaults(), store: store{db: db, worker: WorkerOf(db, dir)}, dir: dir}
 }
 
 // Config returns the settings in use.

@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // Why a recall was made.
@@ -61,7 +64,8 @@ func (r recallRow) recall() Recall {
 		Score: r.Score, Since: r.Since, Expires: r.Expires}
 }
 
-// state is a run's recall_state row.
+// state is a run's recall_state row, with its index_positions row for
+// this store's worker.
 type state struct {
 	IndexedIter  int   `db:"indexed_iter"`
 	IndexedSeq   int64 `db:"indexed_seq"`
@@ -73,8 +77,35 @@ type state struct {
 	MentionedIter int `db:"mentioned_iter"`
 }
 
-// store keeps recall's tables in SQLite.
-type store struct{ db *sqlitedb.DB }
+// store keeps recall's tables in the database. worker names the index
+// whose positions it reads and writes: ” for the index beside a SQLite
+// file, one per database; on PostgreSQL each worker's own (WorkerOf).
+type store struct {
+	db     *sqldb.DB
+	worker string
+}
+
+// WorkerOf names the recall index at dir on db, for the positions stored
+// per index: ” for SQLite's, the only one of its file; the host and the
+// directory for PostgreSQL's, one per worker.
+func WorkerOf(db *sqldb.DB, dir string) string {
+	if db.Dialect != sqldb.Postgres {
+		return ""
+	}
+	host, _ := os.Hostname()
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return host + ":" + dir
+}
+
+// generationKey is the recall_meta key of the worker's index generation.
+func (s *store) generationKey() string {
+	if s.worker == "" {
+		return "generation"
+	}
+	return "generation " + s.worker
+}
 
 func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return s.db.Update(ctx, fn)
@@ -83,22 +114,23 @@ func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 // generation returns the index generation the stored positions describe.
 func (s *store) generation(ctx context.Context) (string, error) {
 	var g string
-	err := s.db.Read.GetContext(ctx, &g, `SELECT value FROM recall_meta WHERE key = 'generation'`)
+	err := s.db.Read.GetContext(ctx, &g, `SELECT value FROM recall_meta WHERE key = ?`, s.generationKey())
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
 	return g, err
 }
 
-// adopt records a new index generation and forgets every run's index
-// position, so that each run is indexed again from the start.
+// adopt records a new generation of the worker's index and forgets its
+// position in every run, so that each run is indexed again from the start
+// when next caught up. Other workers' positions stay.
 func (s *store) adopt(ctx context.Context, gen string) error {
 	return s.update(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES ('generation', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, gen); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.generationKey(), gen); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE recall_state SET indexed_iter = 0, indexed_seq = 0, indexed_block = 0`)
+		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ?`, s.worker)
 		return err
 	})
 }
@@ -106,8 +138,9 @@ func (s *store) adopt(ctx context.Context, gen string) error {
 // state returns a run's positions; a run never seen has zeros.
 func (s *store) state(ctx context.Context, q sqlx.QueryerContext, run string) (state, error) {
 	st := state{NextRecall: 1}
-	err := sqlx.GetContext(ctx, q, &st, `SELECT indexed_iter, indexed_seq, indexed_block, checked_iter, checked_seq, next_recall, mentioned_iter
-		FROM recall_state WHERE run_id = ?`, run)
+	err := sqlx.GetContext(ctx, q, &st, `SELECT COALESCE(p.indexed_iter, 0) AS indexed_iter, COALESCE(p.indexed_seq, 0) AS indexed_seq,
+		COALESCE(p.indexed_block, 0) AS indexed_block, s.checked_iter, s.checked_seq, s.next_recall, s.mentioned_iter
+		FROM recall_state s LEFT JOIN index_positions p ON p.worker = ? AND p.run_id = s.run_id WHERE s.run_id = ?`, s.worker, run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, nil
 	}
@@ -115,7 +148,7 @@ func (s *store) state(ctx context.Context, q sqlx.QueryerContext, run string) (s
 }
 
 func ensureState(ctx context.Context, tx *sqlx.Tx, run string) error {
-	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO recall_state (run_id) VALUES (?)`, run)
+	_, err := tx.ExecContext(ctx, `INSERT INTO recall_state (run_id) VALUES (?) ON CONFLICT DO NOTHING`, run)
 	return err
 }
 
@@ -125,8 +158,9 @@ func (s *store) saveIndexed(ctx context.Context, run string, iter int, seq, bloc
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE recall_state SET indexed_iter = ?, indexed_seq = ?, indexed_block = ? WHERE run_id = ?`,
-			iter, seq, block, run)
+		_, err := tx.ExecContext(ctx, `INSERT INTO index_positions (worker, run_id, indexed_iter, indexed_seq, indexed_block)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (worker, run_id) DO UPDATE SET indexed_iter = excluded.indexed_iter,
+			indexed_seq = excluded.indexed_seq, indexed_block = excluded.indexed_block`, s.worker, run, iter, seq, block)
 		return err
 	})
 }
@@ -140,7 +174,7 @@ func (s *store) active(ctx context.Context, q sqlx.QueryerContext, run string, n
 // history returns a run's recalls, newest first, at most limit (0: all).
 func (s *store) history(ctx context.Context, run string, limit int) ([]Recall, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt32 // all: LIMIT -1 is SQLite's only
 	}
 	return s.query(ctx, s.db.Read, `WHERE run_id = ? ORDER BY id DESC LIMIT ?`, run, limit)
 }
@@ -217,7 +251,7 @@ func (s *store) apply(ctx context.Context, run string, now, ttl int, c change) (
 				continue
 			}
 			touched[id] = true
-			if _, err := tx.ExecContext(ctx, `UPDATE recalls SET expires = max(expires, ?) WHERE run_id = ? AND id = ?`, expires, run, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE recalls SET expires = CASE WHEN expires > ?1 THEN expires ELSE ?1 END WHERE run_id = ?2 AND id = ?3`, expires, run, id); err != nil {
 				return fmt.Errorf("refresh recall: %w", err)
 			}
 			for _, a := range active {

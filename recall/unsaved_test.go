@@ -3,12 +3,13 @@ package recall
 import (
 	"context"
 	"errors"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -18,7 +19,7 @@ func newTestRecaller(t *testing.T) (*Recaller, *index) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(ctx, filepath.Join(dir, "memory.db"), sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, pgtest.Target(t, dir), sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -127,9 +127,9 @@ func hintFor(err error) string {
 		return "import a journal first: delta memory import .delta/<run_id>/journal.jsonl (or pass --db)"
 	case errors.Is(err, memory.ErrLLMSettings):
 		return "set OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint), or pass --summarizer extractive"
-	case errors.Is(err, sqlitedb.ErrLocked):
+	case errors.Is(err, sqldb.ErrLocked):
 		return "another delta process is writing to this database; retry when it is done"
-	case errors.Is(err, sqlitedb.ErrSchemaTooNew):
+	case errors.Is(err, sqldb.ErrSchemaTooNew):
 		return "upgrade delta: go install github.com/delta-memory/delta-memory/cmd/delta@latest"
 	case strings.Contains(err.Error(), "no such file or directory"):
 		return "check the path"

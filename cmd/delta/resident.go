@@ -15,7 +15,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/resident"
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/simulate"
 )
 
@@ -167,7 +167,7 @@ func residentLog(dbPath string) string {
 // path is another (deleted, or replaced by a restore).
 type syncServer struct {
 	path string
-	db   *sqlitedb.DB
+	db   *sqldb.DB
 	file os.FileInfo
 }
 
@@ -231,7 +231,7 @@ func (s *syncServer) open(ctx context.Context) error {
 		return nil
 	}
 	s.close()
-	db, err := sqlitedb.Open(ctx, s.path, sqlitedb.Options{OneConnection: true})
+	db, err := sqldb.Open(ctx, s.path, sqldb.Options{OneConnection: true})
 	if err != nil {
 		return err
 	}

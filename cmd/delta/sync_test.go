@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
@@ -205,7 +205,7 @@ func syncFromTwoProcessesAtOnce(t *testing.T, mode string) {
 		t.Fatalf("the resident server served %d syncs", served)
 	}
 	db := filepath.Join(ws, ".delta", "memory.db")
-	sdb, err := sqlitedb.Open(context.Background(), db, sqlitedb.Options{})
+	sdb, err := sqldb.Open(context.Background(), db, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

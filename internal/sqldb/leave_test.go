@@ -1,4 +1,4 @@
-package sqlitedb_test
+package sqldb_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // leaveEnv makes the test binary a helper process that opens the database
@@ -27,7 +27,7 @@ func TestLeaveHelper(t *testing.T) {
 	}
 	path, run, _ := strings.Cut(arg, "|")
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -66,7 +66,7 @@ func TestLeaveKeepsTheWALForTheNextProcess(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,4 @@
-// Package sqlitedb opens the delta-memory SQLite database: pragmas in the
-// DSN, one writer connection beside a pool of readers, and the embedded goose
-// migrations applied on open.
-package sqlitedb
+package sqldb
 
 import (
 	"context"
@@ -18,46 +15,9 @@ import (
 	_ "modernc.org/sqlite" // the driver; stmtcache.go wraps its connector
 )
 
-// DefaultBusyTimeout is how long a connection waits for another process's
-// write lock before failing with SQLITE_BUSY.
-const DefaultBusyTimeout = 10 * time.Second
-
-// ErrLocked is returned (wrapped) when the database stayed locked by another
-// writer for longer than the busy timeout.
-var ErrLocked = errors.New("database is locked by another writer")
-
-// DB is an open delta-memory database. Write has exactly one connection, so
-// writes in this process are serialised without SQLITE_BUSY between them;
-// Read is a small pool for queries that can run beside a write (WAL mode).
-type DB struct {
-	Write *sqlx.DB
-	Read  *sqlx.DB
-	Path  string
-}
-
-// Cached returns the Read pool for hot reads. Every connection of both
-// pools keeps its statements prepared (stmtcache.go), so this is Read
-// itself; it names the reads that rely on that.
-func (db *DB) Cached() sqlx.QueryerContext { return db.Read }
-
-// Options tunes Open. The zero value is the default.
-type Options struct {
-	// BusyTimeout overrides DefaultBusyTimeout.
-	BusyTimeout time.Duration
-	// OneConnection makes Read the writer's pool: one connection for
-	// everything. It is for a short process with one flow of work, such as
-	// `delta memory sync`: a connection reads and parses the whole schema
-	// as it opens, and the reader's was a tenth of a sync. Reads then wait
-	// while a write transaction is open, so the caller must not read
-	// through Read inside Update, nor query while iterating rows; reads
-	// lose the reader's query_only guard.
-	OneConnection bool
-}
-
-// Open opens (creating if needed) the database at path, with its directory,
-// and brings its schema up to date. It returns ErrSchemaTooNew when the file
-// was written by a newer delta-memory.
-func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+// openSQLite opens (creating if needed) the SQLite file at path, with its
+// directory, and brings its schema up to date.
+func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("open database: empty path")
 	}
@@ -89,7 +49,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		r.SetMaxOpenConns(4)
 		r.SetMaxIdleConns(4)
 	}
-	db := &DB{Write: w, Read: r, Path: path}
+	db := &DB{Write: w, Read: r, Path: path, Dialect: SQLite}
 	lock := &processLock{path: path + ".lock", wait: busy}
 	defer lock.release()
 	var readerUp chan error
@@ -177,18 +137,6 @@ func (db *DB) checkWAL(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both pools.
-func (db *DB) Close() error {
-	var errs []error
-	if db.Read != nil && db.Read != db.Write {
-		errs = append(errs, db.Read.Close())
-	}
-	if db.Write != nil {
-		errs = append(errs, db.Write.Close())
-	}
-	return errors.Join(errs...)
-}
-
 // walKeepMax bounds the WAL that Leave leaves to the next process, which
 // reads all of it to recover it. Checkpoints keep the WAL near
 // wal_autocheckpoint pages (1000, 4 MiB); a larger one comes from a long
@@ -217,40 +165,12 @@ const walKeepMax = 8 << 20
 // Only a process about to exit may call Leave; a long-lived one would keep
 // every left connection open.
 func (db *DB) Leave() error {
+	if db.Dialect != SQLite {
+		return db.Close()
+	}
 	st, err := os.Stat(db.Path + "-wal")
 	if err != nil || st.Size() > walKeepMax {
 		return db.Close()
 	}
 	return nil
-}
-
-// Update runs fn in one write transaction on the writer connection:
-// committed if fn returns nil, rolled back otherwise. Busy and locked
-// errors from BEGIN and COMMIT come back wrapping ErrLocked.
-func (db *DB) Update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := db.Write.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", Classify(err))
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", Classify(err))
-	}
-	return nil
-}
-
-// Classify wraps SQLite's busy/locked errors in ErrLocked so callers can
-// give the user a useful message; other errors pass through unchanged.
-func Classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked") {
-		return fmt.Errorf("%w: %v", ErrLocked, err)
-	}
-	return err
 }

@@ -1,4 +1,4 @@
-package sqlitedb_test
+package sqldb_test
 
 import (
 	"context"

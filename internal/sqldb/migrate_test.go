@@ -1,4 +1,4 @@
-package sqlitedb_test
+package sqldb_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/migrations"
 )
 
@@ -50,7 +50,7 @@ func TestConcurrentFirstOpens(t *testing.T) {
 		errs := make(chan error, 4)
 		for range 4 {
 			go func() {
-				db, err := sqlitedb.Open(context.Background(), path, sqlitedb.Options{})
+				db, err := sqldb.Open(context.Background(), path, sqldb.Options{})
 				if err == nil {
 					err = db.Close()
 				}

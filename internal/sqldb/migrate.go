@@ -1,14 +1,16 @@
-package sqlitedb
+package sqldb
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/migrations"
@@ -44,6 +46,30 @@ func migrate(ctx context.Context, db *sql.DB, lock *processLock) error {
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
+	return upTo(ctx, p, lock.take)
+}
+
+// migratePostgres applies PostgreSQL's migrations. goose takes a session
+// advisory lock for them, so that workers starting at once do not both
+// apply one.
+func migratePostgres(ctx context.Context, db *DB) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db.plain, migrations.Postgres(), goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if err := upTo(ctx, p, nil); err != nil {
+		return fmt.Errorf("open database %s: %w", db.Path, err)
+	}
+	return nil
+}
+
+// upTo brings p's database to the newest embedded version, calling take
+// first, if set, when there is anything to apply.
+func upTo(ctx context.Context, p *goose.Provider, take func(context.Context) error) error {
 	current, err := p.GetDBVersion(ctx)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", Classify(err))
@@ -58,8 +84,10 @@ func migrate(ctx context.Context, db *sql.DB, lock *processLock) error {
 	if current == known {
 		return nil
 	}
-	if err := lock.take(ctx); err != nil {
-		return fmt.Errorf("migrate database: %w", err)
+	if take != nil {
+		if err := take(ctx); err != nil {
+			return fmt.Errorf("migrate database: %w", err)
+		}
 	}
 	// Up reads the version again: another process may have migrated while
 	// this one waited.
@@ -71,7 +99,11 @@ func migrate(ctx context.Context, db *sql.DB, lock *processLock) error {
 
 // SchemaVersion reports the version the database is migrated to.
 func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
+	dialect, fsys, conn := goose.DialectSQLite3, fs.FS(migrations.FS), db.Write.DB
+	if db.Dialect == Postgres {
+		dialect, fsys, conn = goose.DialectPostgres, migrations.Postgres(), db.plain
+	}
+	p, err := goose.NewProvider(dialect, conn, fsys)
 	if err != nil {
 		return 0, fmt.Errorf("load migrations: %w", err)
 	}

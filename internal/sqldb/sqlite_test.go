@@ -1,4 +1,4 @@
-package sqlitedb_test
+package sqldb_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/delta-memory/delta-memory/internal/sqlitedb"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // TestBusyWriterGivesErrLocked holds a write transaction on one handle while
@@ -19,12 +19,12 @@ func TestBusyWriterGivesErrLocked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
-	a, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	a, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := sqlitedb.Open(ctx, path, sqlitedb.Options{BusyTimeout: 50 * time.Millisecond})
+	b, err := sqldb.Open(ctx, path, sqldb.Options{BusyTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestBusyWriterGivesErrLocked(t *testing.T) {
 	if err == nil {
 		t.Fatal("a second writer began while the first held the lock")
 	}
-	if !errors.Is(sqlitedb.Classify(err), sqlitedb.ErrLocked) {
+	if !errors.Is(sqldb.Classify(err), sqldb.ErrLocked) {
 		t.Fatalf("err = %v, want ErrLocked", err)
 	}
 	// Readers are not blocked by the writer (WAL).
@@ -61,7 +61,7 @@ func TestOpenCreatesDirectoriesAndEscapesPath(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "a dir", "with?odd#chars%", "memory.db")
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +78,10 @@ func TestOpenCreatesDirectoriesAndEscapesPath(t *testing.T) {
 func TestClassifyLeavesOtherErrorsAlone(t *testing.T) {
 	t.Parallel()
 	other := errors.New("disk I/O error")
-	if got := sqlitedb.Classify(other); got != other {
+	if got := sqldb.Classify(other); got != other {
 		t.Fatalf("Classify changed an unrelated error: %v", got)
 	}
-	if sqlitedb.Classify(nil) != nil {
+	if sqldb.Classify(nil) != nil {
 		t.Fatal("Classify(nil) != nil")
 	}
 }
@@ -93,7 +93,7 @@ func TestOpenConnectsTheReaderOfAnExistingDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestOpenConnectsTheReaderOfAnExistingDatabase(t *testing.T) {
 		t.Fatalf("a new database has %d reader connections open; the reader waits for the migrations", n)
 	}
 	db.Close()
-	db, err = sqlitedb.Open(ctx, path, sqlitedb.Options{})
+	db, err = sqldb.Open(ctx, path, sqldb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestOneConnectionReadsThroughTheWriter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := mustOpen(t).Path
-	db, err := sqlitedb.Open(ctx, path, sqlitedb.Options{OneConnection: true})
+	db, err := sqldb.Open(ctx, path, sqldb.Options{OneConnection: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,228 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jmoiron/sqlx"
+)
+
+// writeLock is the key of the transaction-scoped advisory lock every
+// write transaction takes on PostgreSQL (DB.Update): "delta-memory write"
+// in ASCII, so that it does not clash with another application's keys.
+const writeLock int64 = 0x64_6d_77_72_69_74_65 // "dmwrite"
+
+// openPostgres connects to the PostgreSQL database dsn names and brings
+// its schema up to date. Nothing SQLite needs applies here: no pragmas, no
+// WAL, no lock file; the writer pool keeps one connection so that this
+// process's writes keep the order they have on SQLite.
+func openPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	name := redact(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", name, err)
+	}
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	// A write waits this long for another's lock, as SQLite's busy_timeout.
+	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(busy.Milliseconds())
+	pool := func(conns int, readOnly bool) *sqlx.DB {
+		c := cfg.Copy()
+		if readOnly {
+			// As SQLite's query_only: a write through Read is a bug.
+			c.RuntimeParams["default_transaction_read_only"] = "on"
+		}
+		db := sql.OpenDB(&pgConnector{base: stdlib.GetConnector(*c)})
+		db.SetMaxOpenConns(conns)
+		db.SetMaxIdleConns(conns)
+		return sqlx.NewDb(db, "pgx")
+	}
+	db := &DB{Write: pool(1, false), Read: pool(4, true), Path: name, Dialect: Postgres}
+	// goose binds Go booleans to its own boolean column: it gets pgx as it is.
+	db.plain = stdlib.OpenDB(*cfg)
+	db.plain.SetMaxIdleConns(1)
+	if err := db.Write.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w (is the server up, and the URL right? postgres://user:password@host:5432/dbname)", name, err)
+	}
+	if err := migratePostgres(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// redact returns dsn without its password, for messages.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://…"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// pgConnector opens pgx connections that take the stores' SQL (rewrite.go).
+type pgConnector struct{ base driver.Connector }
+
+// Connect opens a connection.
+func (c *pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{Conn: conn}, nil
+}
+
+// Driver returns pgx's driver.
+func (c *pgConnector) Driver() driver.Driver { return c.base.Driver() }
+
+// pgConn translates each query before pgx sees it, and passes Go booleans
+// as the integers the schema stores them as (SQLite has no booleans).
+// pgx keeps each query's statement prepared on the connection itself.
+type pgConn struct {
+	driver.Conn
+}
+
+var (
+	_ driver.ExecerContext      = (*pgConn)(nil)
+	_ driver.QueryerContext     = (*pgConn)(nil)
+	_ driver.ConnBeginTx        = (*pgConn)(nil)
+	_ driver.ConnPrepareContext = (*pgConn)(nil)
+	_ driver.SessionResetter    = (*pgConn)(nil)
+	_ driver.Pinger             = (*pgConn)(nil)
+	_ driver.NamedValueChecker  = (*pgConn)(nil)
+)
+
+func (c *pgConn) base() *stdlib.Conn { return c.Conn.(*stdlib.Conn) }
+
+// Prepare prepares a translated statement.
+func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
+	return c.base().Prepare(toPostgres(query))
+}
+
+// PrepareContext prepares a translated statement.
+func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.base().PrepareContext(ctx, toPostgres(query))
+}
+
+// ExecContext runs a translated statement.
+func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.base().ExecContext(ctx, toPostgres(query), args)
+}
+
+// QueryContext runs a translated query.
+func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.base().QueryContext(ctx, toPostgres(query), args)
+}
+
+// BeginTx starts a transaction.
+func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return c.base().BeginTx(ctx, opts)
+}
+
+// ResetSession is called before the pool reuses the connection.
+func (c *pgConn) ResetSession(ctx context.Context) error { return c.base().ResetSession(ctx) }
+
+// Ping checks the connection.
+func (c *pgConn) Ping(ctx context.Context) error { return c.base().Ping(ctx) }
+
+// CheckNamedValue turns a bool into 0 or 1, as SQLite's driver does, and
+// makes a string one PostgreSQL's text takes: a NUL byte, which SQLite
+// keeps and PostgreSQL refuses, becomes U+FFFD, as do bytes that are not
+// UTF-8. The journal's raw events are bytes (BYTEA) and keep both; only
+// what is derived from them as text changes.
+func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
+	switch v := nv.Value.(type) {
+	case bool:
+		nv.Value = int64(0)
+		if v {
+			nv.Value = int64(1)
+		}
+		return nil
+	case string:
+		if strings.IndexByte(v, 0) >= 0 || !utf8.ValidString(v) {
+			nv.Value = strings.ReplaceAll(strings.ToValidUTF8(v, "\uFFFD"), "\x00", "\uFFFD")
+		}
+	}
+	return c.base().CheckNamedValue(nv)
+}
+
+// Lock is a lock LockRun took; Release lets the next holder in.
+type Lock struct {
+	tx   *sql.Tx
+	conn *sql.Conn
+}
+
+// Release ends the lock's transaction, which releases it, and gives its
+// connection back. It may be called more than once.
+func (l *Lock) Release() {
+	if l == nil || l.conn == nil {
+		return
+	}
+	l.tx.Rollback()
+	l.conn.Close()
+	l.tx, l.conn = nil, nil
+}
+
+// LockRun takes PostgreSQL's lock of one run, held until Release: the
+// fleet's counterpart of SQLite's lock file beside the database. Syncs and
+// imports of one run take turns; those of different runs do not wait for
+// each other. With run "" it locks the whole database (an import whose run
+// is not known before it reads the file), waiting for every run's holder
+// and keeping every run waiting. It is a transaction-scoped advisory lock
+// on a connection of its own: a worker that dies drops the connection,
+// and the server releases the lock. It waits up to wait, then fails with
+// ErrLocked.
+func (db *DB) LockRun(ctx context.Context, run string, wait time.Duration) (*Lock, error) {
+	if db.Dialect != Postgres {
+		return nil, fmt.Errorf("lock run %s: advisory locks are PostgreSQL's; SQLite uses the lock file", run)
+	}
+	conn, err := db.plain.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock run %s: %w", run, Classify(err))
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lock run %s: %w", run, Classify(err))
+	}
+	l := &Lock{tx: tx, conn: conn}
+	take := func(q string, args ...any) error {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}
+	err = take(fmt.Sprintf("SET LOCAL lock_timeout = %d", max(wait.Milliseconds(), 1)))
+	if err == nil && run == "" {
+		err = take(`SELECT pg_advisory_xact_lock(hashtextextended('delta-memory database', 0))`)
+	} else if err == nil {
+		err = take(`SELECT pg_advisory_xact_lock_shared(hashtextextended('delta-memory database', 0))`)
+		if err == nil {
+			err = take(`SELECT pg_advisory_xact_lock(hashtextextended('delta-memory run ' || $1, 0))`, run)
+		}
+	}
+	if err != nil {
+		l.Release()
+		what := "run " + run
+		if run == "" {
+			what = "the database"
+		}
+		return nil, fmt.Errorf("lock %s (another sync or import holds it): %w", what, Classify(err))
+	}
+	return l, nil
+}
