@@ -2,11 +2,11 @@ package fold_test
 
 import (
 	"context"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"sync"
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"

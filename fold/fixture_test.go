@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"testing"
 	"time"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/journal"
 )
 

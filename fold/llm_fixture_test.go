@@ -3,7 +3,6 @@ package fold_test
 import (
 	"context"
 	"fmt"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/internal/llmtest"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/journal"
 )
 

@@ -35,7 +35,7 @@ func (s *Store) Totals(ctx context.Context, run string) (Totals, error) {
 		return t, fmt.Errorf("sum raw tokens: %w", sqldb.Classify(err))
 	}
 	rows, err := s.db.Read.QueryContext(ctx, `SELECT trigger, COUNT(*),
-		SUM(made_at_usage > 0 AND made_at_usage <= 1 AND trigger != ?) FROM blocks WHERE run_id = ? GROUP BY trigger`, TriggerCascade, run)
+		SUM(CASE WHEN made_at_usage > 0 AND made_at_usage <= 1 AND trigger != ? THEN 1 ELSE 0 END) FROM blocks WHERE run_id = ? GROUP BY trigger`, TriggerCascade, run)
 	if err != nil {
 		return t, fmt.Errorf("count folds: %w", sqldb.Classify(err))
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/journal"
 )
 

@@ -2,7 +2,6 @@ package recall
 
 import (
 	"context"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	bindex "github.com/blevesearch/bleve_index_api"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )

@@ -3,13 +3,13 @@ package recall_test
 import (
 	"context"
 	"fmt"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/locomo"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )

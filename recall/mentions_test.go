@@ -3,7 +3,6 @@ package recall
 import (
 	"cmp"
 	"context"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/window"

@@ -3,12 +3,12 @@ package recall
 import (
 	"context"
 	"errors"
-	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )

@@ -10,6 +10,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -29,7 +30,7 @@ var globals = []struct {
 	name, env, usage string
 	boolean          bool
 }{
-	{"db", "DELTA_MEMORY_DB", "SQLite memory database (default: $DELTA_CWD/.delta/memory.db, else ./.delta/memory.db)", false},
+	{"db", "DELTA_MEMORY_DB", "memory database: a SQLite file, or a postgres:// URL for a fleet's shared PostgreSQL (default: $DELTA_CWD/.delta/memory.db, else ./.delta/memory.db)", false},
 	{"run", "DELTA_RUN_ID", "run id to work on (default: the run appended to most recently)", false},
 	{"budget", "DELTA_MEMORY_BUDGET", "context window budget in tokens (default 32000, or the config file's)", false},
 	{"config", "DELTA_MEMORY_CONFIG", "fold settings file, YAML or JSON (default: memory.yaml beside the database, if any)", false},
@@ -80,7 +81,7 @@ func newApp(e env) *cli.App {
 		Commands: []*cli.Command{{
 			Name:  "memory",
 			Usage: "import, fold and inspect an agent's journal",
-			Description: `delta memory keeps an agent's whole journal in SQLite and builds its context from it.
+			Description: `delta memory keeps an agent's whole journal in SQLite (or a fleet's PostgreSQL) and builds its context from it.
 
 Examples:
    delta memory import .delta/run-42/journal.jsonl
@@ -104,6 +105,7 @@ Examples:
 				simulateCommand(e),
 				demoCommand(e),
 				reindexCommand(e),
+				copyCommand(e),
 				configCommand(e),
 				toolsCommand(e),
 				mcpCommand(e),
@@ -167,10 +169,11 @@ func openEngine(c *cli.Context, e env, mustExist bool) (*memory.Engine, error) {
 // beside the point: a bad memory.yaml is named by its own path.
 func openError(dbPath string, err error) error {
 	var ce *memory.ConfigError
-	if errors.As(err, &ce) || errors.Is(err, memory.ErrLLMSettings) || strings.Contains(err.Error(), dbPath) {
+	name := sqldb.Redact(dbPath)
+	if errors.As(err, &ce) || errors.Is(err, memory.ErrLLMSettings) || strings.Contains(err.Error(), name) {
 		return err
 	}
-	return fmt.Errorf("open %s: %w", dbPath, err)
+	return fmt.Errorf("open %s: %w", name, err)
 }
 
 // release closes an engine that a writing command opened. When the

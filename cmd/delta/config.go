@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 func configCommand(e env) *cli.Command {
@@ -44,6 +45,9 @@ Examples:
 			}
 			markSources(&doc, "", st, global(c, e, "budget") != "")
 			src := "no settings file (" + filepath.Join(filepath.Dir(cfg.DBPath), "memory.yaml") + " does not exist): the defaults"
+			if sqldb.IsPostgres(cfg.DBPath) {
+				src = "no settings file (on PostgreSQL, name one with --config): the defaults"
+			}
 			if cfg.ConfigFile != "" || st.File.File != "" {
 				src = "defaults, merged with " + st.File.File
 			}

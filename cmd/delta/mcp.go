@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -53,7 +54,7 @@ Examples:
 				return err
 			}
 			s := &mcpServer{e: e, cfg: cfg, run: global(c, e, "run")}
-			fmt.Fprintf(e.stderr, "delta memory mcp: serving %s (run: %s) on stdio\n", cfg.DBPath, s.runName())
+			fmt.Fprintf(e.stderr, "delta memory mcp: serving %s (run: %s) on stdio\n", sqldb.Redact(cfg.DBPath), s.runName())
 			err = s.server().Run(c.Context, &mcp.IOTransport{Reader: io.NopCloser(e.input()), Writer: nopWriteCloser{e.stdout}})
 			if errors.Is(err, io.EOF) {
 				return nil // the client closed stdin: the normal way to end

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 )
 
 // The test binary doubles as the delta binary: with DELTA_TEST_AS_CLI set
@@ -16,7 +18,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("DELTA_TEST_AS_CLI") == "1" {
 		os.Exit(run(context.Background(), append([]string{"delta"}, os.Args[1:]...), newEnv()))
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // deltaProcess returns a command that runs `delta args...` in a new process

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/simulate"
 )
 
@@ -83,7 +84,9 @@ Examples:
 			}
 			asJSON := c.Bool("json")
 			spawn := false
-			if residentOn(e) {
+			// The resident process keeps a SQLite file open beside the
+			// workspace; a worker on PostgreSQL syncs in process.
+			if residentOn(e) && !sqldb.IsPostgres(in.engine.DBPath) {
 				var served bool
 				if served, spawn, err = syncResident(c.Context, e, in, asJSON); served {
 					return err

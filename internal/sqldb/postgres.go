@@ -25,7 +25,7 @@ const writeLock int64 = 0x64_6d_77_72_69_74_65 // "dmwrite"
 // WAL, no lock file; the writer pool keeps one connection so that this
 // process's writes keep the order they have on SQLite.
 func openPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
-	name := redact(dsn)
+	name := Redact(dsn)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", name, err)
@@ -65,8 +65,12 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// redact returns dsn without its password, for messages.
-func redact(dsn string) string {
+// Redact returns a --db value fit for a message: a PostgreSQL URL without
+// its password, a SQLite path as it is.
+func Redact(dsn string) string {
+	if !IsPostgres(dsn) {
+		return dsn
+	}
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "postgres://…"

@@ -1,0 +1,382 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/sqldb"
+)
+
+// ErrCopyConflict is returned (wrapped) by Copy when a run is in the
+// destination already with other contents, and CopyOptions.Replace is off.
+var ErrCopyConflict = errors.New("the run is in the destination with other contents")
+
+// CopyOptions choose what Copy copies.
+type CopyOptions struct {
+	// Runs are the runs to copy; empty means every run, oldest activity
+	// first, so that the destination's newest run is the source's.
+	Runs []string
+	// Replace lets a run that is in the destination with other contents
+	// (an older copy) be replaced; without it Copy stops at such a run.
+	Replace bool
+}
+
+// CopiedRun says what Copy did with one run.
+type CopiedRun struct {
+	Run string `json:"run"`
+	// Action is "copied", "replaced" or "unchanged" (the destination held
+	// it already, the same).
+	Action string `json:"action"`
+	// Rows counts the run's rows by table, as checked in both databases.
+	Rows map[string]int `json:"rows"`
+	// WindowTokens is the size of the window both databases build for the
+	// run, byte for byte the same.
+	WindowTokens int `json:"window_tokens"`
+}
+
+// copyTable is a table of a run's state, in the order Copy writes them
+// (foreign keys point to earlier ones).
+type copyTable struct {
+	name string
+	// order is the ORDER BY of the source's rows: the order the
+	// destination gives them positions in.
+	order string
+	// autoID names a column the destination assigns (fold_log's id, unique
+	// across runs), left out of the copy; rows keep their order.
+	autoID string
+}
+
+// copyTables are every table that holds a run's state. Left out: what is
+// derived and per worker (the recall index's positions and generation),
+// the LLM endpoint's breaker (the host's, not the run's), and goose's.
+// blocks and events go without their rowid: the destination numbers them
+// in the source's order, which is all that rowid means (which block came
+// after which; a run's activity).
+var copyTables = []copyTable{
+	{name: "runs", order: "id"},
+	{name: "events", order: "seq"},
+	{name: "iterations", order: "number"},
+	{name: "import_cursors", order: "path"},
+	{name: "blocks", order: "rowid"},
+	{name: "iteration_notes", order: "number"},
+	{name: "term_df", order: "term"},
+	{name: "entity_state", order: "entity"},
+	{name: "bookmarks", order: "iteration"},
+	{name: "fold_state", order: "run_id"},
+	{name: "fold_log", order: "id", autoID: "id"},
+	{name: "recall_state", order: "run_id"},
+	{name: "recalls", order: "id"},
+	{name: "llm_usage", order: "run_id"},
+	{name: "mentions", order: "entity, changed, names, iteration"},
+	{name: "recall_renders", order: "iteration, key"},
+	{name: "entity_history", order: "entity, iteration, ord"},
+	{name: "last_sync", order: "run_id"},
+}
+
+// runColumn is the column that names a table's run.
+func (t copyTable) runColumn() string {
+	if t.name == "runs" {
+		return "id"
+	}
+	return "run_id"
+}
+
+// Copy copies runs from one database to another, SQLite or PostgreSQL
+// either way: every row of a run's journal, folds and recalls, in one
+// transaction per run, under the run's lock on both sides. It then checks
+// that both hold the same number of rows of the run in every table, and
+// build the same window for it, byte for byte (open both engines with the
+// same settings). A run the
+// destination holds already, the same, is left as it is, so that copying
+// again changes nothing; one it holds with other contents is replaced with
+// opts.Replace, else Copy stops with ErrCopyConflict. The destination's
+// recall index is not copied: it is built from the database when the run
+// is next synced or searched there. progress, if set, is called after each
+// run.
+func Copy(ctx context.Context, from, to *Engine, opts CopyOptions, progress func(CopiedRun)) ([]CopiedRun, error) {
+	runs := opts.Runs
+	if len(runs) == 0 {
+		all, err := from.Journal.Runs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(all) - 1; i >= 0; i-- { // Runs lists the newest first
+			runs = append(runs, all[i].ID)
+		}
+	}
+	var out []CopiedRun
+	for _, id := range runs {
+		c, err := copyRun(ctx, from, to, id, opts.Replace)
+		if err != nil {
+			return out, fmt.Errorf("copy run %s from %s to %s: %w", id, from.Path(), sqldb.Redact(to.Path()), err)
+		}
+		out = append(out, c)
+		if progress != nil {
+			progress(c)
+		}
+	}
+	return out, nil
+}
+
+func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (CopiedRun, error) {
+	c := CopiedRun{Run: id, Action: "copied"}
+	src, err := from.exclusive(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	defer src.Release()
+	if _, err := from.Journal.Run(ctx, id); err != nil {
+		return c, err
+	}
+	dst, err := to.exclusive(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	defer dst.Release()
+	want, err := countRows(ctx, from.db, id)
+	if err != nil {
+		return c, err
+	}
+	have, err := countRows(ctx, to.db, id)
+	if err != nil {
+		return c, err
+	}
+	if have["runs"] > 0 {
+		if same, err := sameRun(ctx, from, to, id, want, have); err != nil || same {
+			c.Action, c.Rows = "unchanged", want
+			if err == nil {
+				c.WindowTokens, err = sameWindow(ctx, from, to, id)
+			}
+			return c, err
+		}
+		if !replace {
+			return c, fmt.Errorf("%w (%d events there, %d here): copy it with --replace, or delete it there first", ErrCopyConflict, have["events"], want["events"])
+		}
+		c.Action = "replaced"
+	}
+	err = to.db.Update(ctx, func(tx *sqlx.Tx) error {
+		if have["runs"] > 0 {
+			if err := deleteRun(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		for _, t := range copyTables {
+			if err := copyRows(ctx, from.db, tx, t, id); err != nil {
+				return fmt.Errorf("table %s: %w", t.name, err)
+			}
+		}
+		// The run's activity orders runs by their last append: the
+		// destination's rowid of its newest event.
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET activity = (SELECT MAX(rowid) FROM events WHERE run_id = ?) WHERE id = ?`, id, id)
+		return err
+	})
+	if err != nil {
+		return c, err
+	}
+	if have, err = countRows(ctx, to.db, id); err != nil {
+		return c, err
+	}
+	for _, t := range copyTables {
+		if have[t.name] != want[t.name] {
+			return c, fmt.Errorf("table %s holds %d rows of the run after the copy, the source %d", t.name, have[t.name], want[t.name])
+		}
+	}
+	c.Rows = want
+	c.WindowTokens, err = sameWindow(ctx, from, to, id)
+	return c, err
+}
+
+// countRows counts a run's rows in every table Copy copies.
+func countRows(ctx context.Context, db *sqldb.DB, run string) (map[string]int, error) {
+	out := make(map[string]int, len(copyTables))
+	for _, t := range copyTables {
+		var n int
+		if err := db.Read.GetContext(ctx, &n, `SELECT COUNT(*) FROM `+t.name+` WHERE `+t.runColumn()+` = ?`, run); err != nil {
+			return nil, fmt.Errorf("count %s: %w", t.name, sqldb.Classify(err))
+		}
+		out[t.name] = n
+	}
+	return out, nil
+}
+
+// sameRun reports whether the destination holds the run as the source
+// does: the same rows counted, the same journal position, and the same
+// fold and recall state.
+func sameRun(ctx context.Context, from, to *Engine, id string, want, have map[string]int) (bool, error) {
+	for _, t := range copyTables {
+		if want[t.name] != have[t.name] {
+			return false, nil
+		}
+	}
+	a, err := from.Journal.Run(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	b, err := to.Journal.Run(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if a.LastSeq != b.LastSeq || a.Iterations != b.Iterations {
+		return false, nil
+	}
+	const state = `SELECT noted, noted_seq, last_interval, chapter_start FROM fold_state WHERE run_id = ?`
+	var x, y struct {
+		Noted, NotedSeq, LastInterval, ChapterStart int64
+	}
+	ex := from.db.Read.QueryRowxContext(ctx, state, id).Scan(&x.Noted, &x.NotedSeq, &x.LastInterval, &x.ChapterStart)
+	ey := to.db.Read.QueryRowxContext(ctx, state, id).Scan(&y.Noted, &y.NotedSeq, &y.LastInterval, &y.ChapterStart)
+	switch {
+	case errors.Is(ex, sql.ErrNoRows) && errors.Is(ey, sql.ErrNoRows):
+		return true, nil
+	case ex != nil || ey != nil:
+		return false, errors.Join(ex, ey)
+	}
+	return x == y, nil
+}
+
+// sameWindow builds the run's window on both sides, each at its own
+// settings (the caller opens both with the same), and fails unless the two
+// are byte for byte the same.
+func sameWindow(ctx context.Context, from, to *Engine, id string) (int, error) {
+	var md [2]string
+	tokens := 0
+	for i, e := range []*Engine{from, to} {
+		run, err := e.Journal.Run(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		cw, err := e.Context(ctx, run, ContextOptions{})
+		if err != nil {
+			return 0, err
+		}
+		md[i], tokens = cw.Markdown(), cw.Tokens
+	}
+	if md[0] != md[1] {
+		i := 0
+		for i < len(md[0]) && i < len(md[1]) && md[0][i] == md[1][i] {
+			i++
+		}
+		return 0, fmt.Errorf("the copy's window differs from the source's at byte %d of %d", i, len(md[0]))
+	}
+	return tokens, nil
+}
+
+// deleteRun removes a run's rows from every table Copy writes, the tables
+// that point to others first.
+func deleteRun(ctx context.Context, tx *sqlx.Tx, run string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE run_id = ?`, run); err != nil {
+		return err
+	}
+	// Blocks point to their parents: unlink them before deleting.
+	if _, err := tx.ExecContext(ctx, `UPDATE iteration_notes SET block = NULL WHERE run_id = ?`, run); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE blocks SET parent = NULL WHERE run_id = ?`, run); err != nil {
+		return err
+	}
+	for i := len(copyTables) - 1; i >= 0; i-- {
+		t := copyTables[i]
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t.name+` WHERE `+t.runColumn()+` = ?`, run); err != nil {
+			return fmt.Errorf("delete the run's %s: %w", t.name, sqldb.Classify(err))
+		}
+	}
+	return nil
+}
+
+// copyBatch is how many rows one INSERT writes: within both databases'
+// limits on a statement's parameters for the widest table.
+const copyBatch = 256
+
+// copyRows copies a run's rows of one table from src into tx, in the
+// source's order, a batch at a time. blocks go in twice: without their
+// parents first, which may come later, then the parents are set.
+func copyRows(ctx context.Context, src *sqldb.DB, tx *sqlx.Tx, t copyTable, run string) error {
+	rows, err := src.Read.QueryxContext(ctx, `SELECT * FROM `+t.name+` WHERE `+t.runColumn()+` = ? ORDER BY `+t.order, run)
+	if err != nil {
+		return sqldb.Classify(err)
+	}
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	var cols []int // the source's columns the destination is given
+	for i, n := range names {
+		if n != "rowid" && n != t.autoID {
+			cols = append(cols, i)
+		}
+	}
+	parent := -1
+	if t.name == "blocks" {
+		for i, n := range names {
+			if n == "parent" {
+				parent = i
+			}
+		}
+	}
+	var quoted []string
+	for _, i := range cols {
+		quoted = append(quoted, `"`+names[i]+`"`)
+	}
+	head := `INSERT INTO ` + t.name + ` (` + strings.Join(quoted, ", ") + `) VALUES `
+	tuple := `(` + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + `)`
+	var args []any
+	n := 0
+	type link struct{ id, parent any }
+	var links []link
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		q := head + strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", ")
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return sqldb.Classify(err)
+		}
+		args, n = args[:0], 0
+		return nil
+	}
+	for rows.Next() {
+		vals, err := rows.SliceScan()
+		if err != nil {
+			return err
+		}
+		if parent >= 0 && vals[parent] != nil {
+			links = append(links, link{id: vals[columnIndex(names, "id")], parent: vals[parent]})
+			vals[parent] = nil
+		}
+		for _, i := range cols {
+			args = append(args, vals[i])
+		}
+		if n++; n == copyBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	for _, l := range links {
+		if _, err := tx.ExecContext(ctx, `UPDATE blocks SET parent = ? WHERE run_id = ? AND id = ?`, l.parent, run, l.id); err != nil {
+			return sqldb.Classify(err)
+		}
+	}
+	return nil
+}
+
+func columnIndex(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}

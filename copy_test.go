@@ -1,0 +1,148 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/pgtest"
+	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/recall"
+)
+
+// copyFixture is a SQLite engine holding two folded runs, the second with
+// an explicit recall and a bookmark.
+func copyFixture(t *testing.T) *memory.Engine {
+	t.Helper()
+	ctx := context.Background()
+	src, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	for i, id := range []string{"first", "second"} {
+		events, err := synth.Events(synth.Config{Seed: uint64(20 + i), Iterations: 150, RunID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := src.Append(ctx, id, events...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run, err := src.Journal.Run(ctx, "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Retrieve(ctx, run, recall.Query{Keywords: []string{"failing test"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Fold.AddBookmark(ctx, run, 12, "the first failure"); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// copyAround copies src into a new database at target and back into a new
+// SQLite file, checking at each step that Copy reports every run copied
+// and that a second Copy changes nothing.
+func copyAround(t *testing.T, src *memory.Engine, target string) {
+	t.Helper()
+	ctx := context.Background()
+	mid, err := memory.Open(ctx, memory.Config{DBPath: target, Budget: 6000, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mid.Close()
+	back, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "back.db"), Budget: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	for _, hop := range [][2]*memory.Engine{{src, mid}, {mid, back}} {
+		for pass, want := range []string{"copied", "unchanged"} {
+			done, err := memory.Copy(ctx, hop[0], hop[1], memory.CopyOptions{}, nil)
+			if err != nil {
+				t.Fatalf("pass %d: %v", pass, err)
+			}
+			if len(done) != 2 {
+				t.Fatalf("pass %d: %d runs copied, want 2", pass, len(done))
+			}
+			for _, c := range done {
+				if c.Action != want || c.Rows["events"] == 0 || c.Rows["blocks"] == 0 || c.WindowTokens == 0 {
+					t.Fatalf("pass %d: %+v, want %s with rows and a window", pass, c, want)
+				}
+			}
+		}
+	}
+	if c := copiedRows(t, back, "second"); c["recalls"] == 0 || c["bookmarks"] != 1 {
+		t.Fatalf("the round trip lost the recalls or the bookmark: %v", c)
+	}
+	latest, err := back.Journal.LatestRun(ctx)
+	if err != nil || latest.ID != "second" {
+		t.Fatalf("the copy's latest run is %q (%v), want the source's, second", latest.ID, err)
+	}
+	// The copy goes on like the source: the same next step gives the same
+	// window on both.
+	more, err := synth.Events(synth.Config{Seed: 21, Iterations: 170, RunID: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows []string
+	for _, e := range []*memory.Engine{src, back} {
+		if _, _, err := e.Append(ctx, "second", more...); err != nil {
+			t.Fatal(err)
+		}
+		run, err := e.Journal.Run(ctx, "second")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw, err := e.Context(ctx, run, memory.ContextOptions{Native: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, cw.Markdown())
+	}
+	if windows[0] != windows[1] {
+		i := firstDiff(windows[0], windows[1])
+		t.Fatalf("after the copy, one more step gives another window at byte %d:\nsource: %q\ncopy:   %q", i, around(windows[0], i), around(windows[1], i))
+	}
+	// The source moved on: copying it again into the round trip's end is a
+	// conflict, and --replace settles it.
+	if _, err := memory.Copy(ctx, mid, back, memory.CopyOptions{Runs: []string{"second"}}, nil); !errors.Is(err, memory.ErrCopyConflict) {
+		t.Fatalf("copying an older run over a newer one: %v, want ErrCopyConflict", err)
+	}
+	done, err := memory.Copy(ctx, mid, back, memory.CopyOptions{Runs: []string{"second"}, Replace: true}, nil)
+	if err != nil || len(done) != 1 || done[0].Action != "replaced" {
+		t.Fatalf("replace: %+v, %v", done, err)
+	}
+}
+
+func copiedRows(t *testing.T, e *memory.Engine, run string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, table := range []string{"recalls", "bookmarks"} {
+		var n int
+		if err := e.Journal.DB().Read.GetContext(context.Background(), &n, `SELECT COUNT(*) FROM `+table+` WHERE run_id = ?`, run); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
+}
+
+func TestCopySQLiteToSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("folds two runs of 150 iterations")
+	}
+	copyAround(t, copyFixture(t), filepath.Join(t.TempDir(), "mid.db"))
+}
+
+func TestCopyThroughPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("folds two runs of 150 iterations")
+	}
+	url := pgtest.URL(t)
+	copyAround(t, copyFixture(t), url)
+}
