@@ -136,13 +136,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // OpenOn is Open on a database its caller keeps open across engines, as
 // the resident sync process does: the engine reads its settings afresh,
 // and Release, not Close, ends it, leaving db open. cfg.DBPath must name
-// db's file; MustExist and OneConnection do not apply. SQLite only: a
-// worker on PostgreSQL keeps no process beside the database.
+// db's file (or URL); MustExist and OneConnection do not apply.
 func OpenOn(db *sqldb.DB, cfg Config) (*Engine, error) {
-	if db.Dialect != sqldb.SQLite {
-		return nil, fmt.Errorf("open engine: a resident process serves SQLite files, not %s", db.Path)
-	}
-	if cfg.DBPath != "" && filepath.Clean(cfg.DBPath) != filepath.Clean(db.Path) {
+	if db.Dialect == sqldb.Postgres {
+		if cfg.DBPath != "" && sqldb.Redact(cfg.DBPath) != db.Path {
+			return nil, fmt.Errorf("open engine: settings name %s, the open database is %s", sqldb.Redact(cfg.DBPath), db.Path)
+		}
+	} else if cfg.DBPath != "" && filepath.Clean(cfg.DBPath) != filepath.Clean(db.Path) {
 		return nil, fmt.Errorf("open engine: settings name %s, the open database is %s", cfg.DBPath, db.Path)
 	}
 	p, err := prepare(db.Path, cfg)

@@ -70,7 +70,7 @@ func benchSyncFixture(tb testing.TB, n int) *syncFixture {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { eng.Close() })
-	fx.eng = eng
+	fx.eng = testrun.OnBackend(tb, eng, testrun.WorkspaceBudget)
 	return fx
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/synth"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
@@ -47,7 +48,7 @@ func BenchmarkImport(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				s, err := journal.Open(ctx, filepath.Join(b.TempDir(), "memory.db"))
+				s, err := journal.Open(ctx, pgtest.Target(b, b.TempDir()))
 				if err != nil {
 					b.Fatal(err)
 				}

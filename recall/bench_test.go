@@ -26,7 +26,8 @@ var benchQueries = [][]string{
 func benchRun(b *testing.B, n int) (*memory.Engine, journal.Run) {
 	b.Helper()
 	ctx := context.Background()
-	eng := testrun.Cached(b, testrun.BenchOptions(n))
+	o := testrun.BenchOptions(n)
+	eng := testrun.OnBackend(b, testrun.Cached(b, o), o.Budget)
 	run, err := eng.Journal.Run(ctx, testrun.RunID)
 	if err != nil {
 		b.Fatal(err)

@@ -71,8 +71,7 @@ func toResident(in syncIn) (residentSync, error) {
 		dst *string
 		src string
 	}{
-		{&r.Engine.DBPath, in.engine.DBPath}, {&r.Engine.ConfigFile, in.engine.ConfigFile},
-		{&r.Journal, in.journal}, {&r.Output, in.output},
+		{&r.Engine.ConfigFile, in.engine.ConfigFile}, {&r.Journal, in.journal}, {&r.Output, in.output},
 	} {
 		if p.src == "" {
 			continue
@@ -81,7 +80,8 @@ func toResident(in syncIn) (residentSync, error) {
 			return r, err
 		}
 	}
-	return r, nil
+	r.Engine.DBPath, err = resident.Key(in.engine.DBPath)
+	return r, err
 }
 
 func (r residentSync) syncIn(warn func(string)) syncIn {
@@ -143,7 +143,7 @@ func startResident(dbPath string) {
 	if err != nil {
 		return
 	}
-	abs, err := filepath.Abs(dbPath)
+	abs, err := resident.Key(dbPath)
 	if err != nil {
 		return
 	}
@@ -157,8 +157,13 @@ func startResident(dbPath string) {
 }
 
 // residentLog is the server's log, beside the database: memory.db →
-// memory.resident.log.
+// memory.resident.log; for a PostgreSQL database, beside its socket.
 func residentLog(dbPath string) string {
+	if sqldb.IsPostgres(dbPath) {
+		if sock, err := resident.SocketPath(dbPath); err == nil {
+			return strings.TrimSuffix(sock, ".sock") + ".resident.log"
+		}
+	}
 	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + ".resident.log"
 }
 
@@ -179,7 +184,7 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, nil, fmt.Errorf("read sync request: %w", err)
 	}
-	if filepath.Clean(req.Engine.DBPath) != s.path {
+	if key, _ := resident.Key(req.Engine.DBPath); key != s.path {
 		return nil, nil, fmt.Errorf("this server serves %s, not %s", s.path, req.Engine.DBPath)
 	}
 	if err := s.open(ctx); err != nil {
@@ -226,6 +231,9 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 // open opens the database, unless the one open is still the file at the
 // path.
 func (s *syncServer) open(ctx context.Context) error {
+	if s.db != nil && s.db.Dialect == sqldb.Postgres {
+		return nil // a server's database stays where it is
+	}
 	st, err := os.Stat(s.path)
 	if s.db != nil && err == nil && os.SameFile(st, s.file) {
 		return nil
@@ -235,9 +243,11 @@ func (s *syncServer) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.file, err = os.Stat(s.path); err != nil {
-		db.Close()
-		return err
+	if db.Dialect == sqldb.SQLite {
+		if s.file, err = os.Stat(s.path); err != nil {
+			db.Close()
+			return err
+		}
 	}
 	s.db = db
 	return nil
@@ -280,7 +290,7 @@ Examples:
 			&cli.BoolFlag{Name: "spawned", Hidden: true, Usage: "started by a sync: exit quietly when one already runs"},
 		},
 		Action: func(c *cli.Context) error {
-			path, err := filepath.Abs(syncDBPath(c, e))
+			path, err := resident.Key(syncDBPath(c, e))
 			if err != nil {
 				return err
 			}
@@ -292,7 +302,7 @@ Examples:
 			case c.Bool("stop"):
 				return residentStop(c.Context, e, sock)
 			case c.Bool("status"):
-				return residentStatus(c.Context, e, sock, path, c.Bool("json"))
+				return residentStatus(c.Context, e, sock, sqldb.Redact(path), c.Bool("json"))
 			}
 			idle := resident.DefaultIdle
 			if v := flagOrEnv(c, e, "idle", "DELTA_MEMORY_RESIDENT_IDLE"); v.value != "" {
@@ -306,9 +316,9 @@ Examples:
 			if os.Getenv("GOMAXPROCS") == "" {
 				runtime.GOMAXPROCS(1)
 			}
-			ss := &syncServer{path: filepath.Clean(path)}
+			ss := &syncServer{path: path}
 			defer ss.close()
-			srv := &resident.Server{Socket: sock, Database: path, Idle: idle, Handle: ss.handle, Log: e.stderr}
+			srv := &resident.Server{Socket: sock, Database: sqldb.Redact(path), Idle: idle, Handle: ss.handle, Log: e.stderr}
 			if !c.Bool("spawned") {
 				srv.Wait = 2 * time.Second // for one on its way out
 			}

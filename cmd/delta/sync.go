@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/simulate"
 )
 
@@ -84,9 +83,7 @@ Examples:
 			}
 			asJSON := c.Bool("json")
 			spawn := false
-			// The resident process keeps a SQLite file open beside the
-			// workspace; a worker on PostgreSQL syncs in process.
-			if residentOn(e) && !sqldb.IsPostgres(in.engine.DBPath) {
+			if residentOn(e) {
 				var served bool
 				if served, spawn, err = syncResident(c.Context, e, in, asJSON); served {
 					return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
@@ -157,9 +158,11 @@ func TestSyncInputsAndErrors(t *testing.T) {
 // TestSyncFromTwoProcessesAtOnce runs pairs of sync processes on one
 // workspace while the journal grows, then checks the database and the
 // index: no corruption, no overlapping or duplicate blocks, every event once.
+// The postgres modes do the same with the workspace's memory in a
+// PostgreSQL database, where the run's advisory lock makes them take turns.
 func TestSyncFromTwoProcessesAtOnce(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"cold", "resident"} {
+	for _, mode := range []string{"cold", "resident", "postgres-cold", "postgres-resident"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			syncFromTwoProcessesAtOnce(t, mode)
@@ -180,7 +183,15 @@ func syncFromTwoProcessesAtOnce(t *testing.T, mode string) {
 	}
 	defer f.Close()
 	its := plantedIterations(t, 160)
-	env := residentEnv(t, mode, []string{"DELTA_CWD=" + ws, "DELTA_RUN_ID=" + testrun.RunID, "DELTA_MEMORY_BUDGET=4000"})
+	wsEnv := []string{"DELTA_CWD=" + ws, "DELTA_RUN_ID=" + testrun.RunID, "DELTA_MEMORY_BUDGET=4000"}
+	db := filepath.Join(ws, ".delta", "memory.db")
+	pg := strings.HasPrefix(mode, "postgres")
+	if pg {
+		db = pgtest.URL(t)
+		wsEnv = append(wsEnv, "DELTA_MEMORY_DB="+db, "DELTA_MEMORY_INDEX_HOME="+filepath.Join(b.dir, "indexes"))
+		mode = strings.TrimPrefix(mode, "postgres-")
+	}
+	env := residentEnv(t, mode, wsEnv)
 	for round, next := 0, 0; next < len(its); round++ {
 		for end := min(len(its), next+10+round*3); next < end; next++ {
 			f.Write(its[next])
@@ -204,16 +215,17 @@ func syncFromTwoProcessesAtOnce(t *testing.T, mode string) {
 	if served := residentServed(t, env); mode == "resident" && served < 1 {
 		t.Fatalf("the resident server served %d syncs", served)
 	}
-	db := filepath.Join(ws, ".delta", "memory.db")
-	sdb, err := sqldb.Open(context.Background(), db, sqldb.Options{})
-	if err != nil {
-		t.Fatal(err)
+	if !pg {
+		sdb, err := sqldb.Open(context.Background(), db, sqldb.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var check string
+		if err := sdb.Read.Get(&check, "PRAGMA integrity_check"); err != nil || check != "ok" {
+			t.Fatalf("integrity_check: %q, %v", check, err)
+		}
+		sdb.Close()
 	}
-	var check string
-	if err := sdb.Read.Get(&check, "PRAGMA integrity_check"); err != nil || check != "ok" {
-		t.Fatalf("integrity_check: %q, %v", check, err)
-	}
-	sdb.Close()
 	stdout, stderr, code := b.run(t, context.Background(), "memory", "show", "--db", db, "--all", "--json")
 	if code != 0 {
 		t.Fatalf("show: %s", stderr)
@@ -254,7 +266,7 @@ func syncFromTwoProcessesAtOnce(t *testing.T, mode string) {
 	if _, stderr, code := b.run(t, context.Background(), "memory", "retrieve", "--db", db, "-k", "cache_3d5a4", "--dry-run"); code != 0 || strings.Contains(stderr, "rebuil") {
 		t.Fatalf("retrieve after concurrent syncs: exit %d, %s", code, stderr)
 	}
-	if out, err := deltaProcess(t, nil, "memory", "context", "--db", db).CombinedOutput(); err != nil {
+	if out, err := deltaProcess(t, wsEnv[3:], "memory", "context", "--db", db).CombinedOutput(); err != nil {
 		t.Fatalf("context after concurrent syncs: %v\n%s", err, out)
 	}
 }

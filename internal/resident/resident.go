@@ -23,7 +23,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
 // Protocol is the wire version; a change of the Request or Reply shape
@@ -97,7 +100,7 @@ func Identity() (string, error) { return identity() }
 // SocketPath is where the server of the database at dbPath listens: a
 // name hashed from the database's absolute path, in Dir. It creates Dir.
 func SocketPath(dbPath string) (string, error) {
-	abs, err := filepath.Abs(dbPath)
+	abs, err := Key(dbPath)
 	if err != nil {
 		return "", err
 	}
@@ -111,6 +114,15 @@ func SocketPath(dbPath string) (string, error) {
 		return "", fmt.Errorf("resident: socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", p, maxSocketPath)
 	}
 	return p, nil
+}
+
+// Key is what names a database to its resident server: a SQLite file's
+// absolute path, or a PostgreSQL URL as it is.
+func Key(dbPath string) (string, error) {
+	if sqldb.IsPostgres(dbPath) {
+		return strings.TrimSpace(dbPath), nil
+	}
+	return filepath.Abs(dbPath)
 }
 
 // Dir is the directory of this user's sockets: delta-memory-UID under the

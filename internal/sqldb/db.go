@@ -89,7 +89,8 @@ type Options struct {
 	// as it opens, and the reader's was a tenth of a sync. Reads then wait
 	// while a write transaction is open, so the caller must not read
 	// through Read inside Update, nor query while iterating rows; reads
-	// lose the reader's query_only guard. SQLite only.
+	// lose the reader's query_only guard. On PostgreSQL it saves a
+	// connection, each a server process to start.
 	OneConnection bool
 }
 

@@ -50,7 +50,11 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.SetMaxIdleConns(conns)
 		return sqlx.NewDb(db, "pgx")
 	}
-	db := &DB{Write: pool(1, false), Read: pool(4, true), Path: name, Dialect: Postgres}
+	db := &DB{Write: pool(1, false), Path: name, Dialect: Postgres}
+	db.Read = db.Write
+	if !opts.OneConnection {
+		db.Read = pool(4, true)
+	}
 	// goose binds Go booleans to its own boolean column: it gets pgx as it is.
 	db.plain = stdlib.OpenDB(*cfg)
 	db.plain.SetMaxIdleConns(1)
