@@ -2,19 +2,25 @@ package memory
 
 import (
 	"context"
-	"database/sql"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/delta-memory/delta-memory/internal/sqldb"
+	"github.com/delta-memory/delta-memory/journal"
 )
 
 // ErrCopyConflict is returned (wrapped) by Copy when a run is in the
 // destination already with other contents, and CopyOptions.Replace is off.
 var ErrCopyConflict = errors.New("the run is in the destination with other contents")
+
+// ErrCopySettings is returned (wrapped) by Copy when the two engines were
+// opened with different fold settings or tokenizers.
+var ErrCopySettings = errors.New("the two databases are open with different settings")
 
 // CopyOptions choose what Copy copies.
 type CopyOptions struct {
@@ -89,16 +95,22 @@ func (t copyTable) runColumn() string {
 // Copy copies runs from one database to another, SQLite or PostgreSQL
 // either way: every row of a run's journal, folds and recalls, in one
 // transaction per run, under the run's lock on both sides. It then checks
-// that both hold the same number of rows of the run in every table, and
-// build the same window for it, byte for byte (open both engines with the
-// same settings). A run the
-// destination holds already, the same, is left as it is, so that copying
-// again changes nothing; one it holds with other contents is replaced with
-// opts.Replace, else Copy stops with ErrCopyConflict. The destination's
+// that both hold the same rows of the run in every table (a digest of
+// their contents) and build the same window for it, byte for byte: both
+// engines must be open with the same settings (ErrCopySettings). The
+// source is read from one snapshot. A run the destination holds already,
+// the same, is left as it is, so that copying again changes nothing; one
+// it holds with other contents is replaced with opts.Replace, unless the
+// destination's is ahead (it holds later events), else Copy stops with
+// ErrCopyConflict. The destination's
 // recall index is not copied: it is built from the database when the run
 // is next synced or searched there. progress, if set, is called after each
 // run.
 func Copy(ctx context.Context, from, to *Engine, opts CopyOptions, progress func(CopiedRun)) ([]CopiedRun, error) {
+	if !reflect.DeepEqual(from.Config, to.Config) || from.Tokenizer.Name() != to.Tokenizer.Name() {
+		return nil, fmt.Errorf("%w: %s and %s are open with different settings (budget %d and %d, tokenizer %s and %s): the copy's window could not be checked against the source's; open both with the same settings file",
+			ErrCopySettings, from.Path(), sqldb.Redact(to.Path()), from.Config.Budget, to.Config.Budget, from.Tokenizer.Name(), to.Tokenizer.Name())
+	}
 	runs := opts.Runs
 	if len(runs) == 0 {
 		all, err := from.Journal.Runs(ctx)
@@ -130,113 +142,151 @@ func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (Co
 		return c, err
 	}
 	defer src.Release()
-	if _, err := from.Journal.Run(ctx, id); err != nil {
-		return c, err
-	}
 	dst, err := to.exclusive(ctx, id)
 	if err != nil {
 		return c, err
 	}
 	defer dst.Release()
-	want, err := countRows(ctx, from.db, id)
+	// The source is read from one snapshot: commands that write without
+	// the run's lock (a bookmark, a manual fold) cannot land between two of
+	// its tables.
+	snap, err := from.db.Snapshot(ctx)
 	if err != nil {
 		return c, err
 	}
-	have, err := countRows(ctx, to.db, id)
+	defer snap.Rollback()
+	want, err := digestRun(ctx, snap, id)
 	if err != nil {
 		return c, err
 	}
-	if have["runs"] > 0 {
-		if same, err := sameRun(ctx, from, to, id, want, have); err != nil || same {
-			c.Action, c.Rows = "unchanged", want
-			if err == nil {
-				c.WindowTokens, err = sameWindow(ctx, from, to, id)
-			}
+	if want.rows["runs"] == 0 {
+		return c, fmt.Errorf("%w: %s", journal.ErrRunNotFound, id)
+	}
+	have, err := digestRun(ctx, to.db.Read, id)
+	if err != nil {
+		return c, err
+	}
+	c.Rows = want.rows
+	if have.rows["runs"] > 0 {
+		if have.sum == want.sum {
+			c.Action = "unchanged"
+			c.WindowTokens, err = sameWindow(ctx, from, to, id)
 			return c, err
 		}
+		if have.lastSeq > want.lastSeq {
+			return c, fmt.Errorf("%w: it is ahead there (events up to seq %d, here %d); copy the other way, or delete it there first", ErrCopyConflict, have.lastSeq, want.lastSeq)
+		}
 		if !replace {
-			return c, fmt.Errorf("%w (%d events there, %d here): copy it with --replace, or delete it there first", ErrCopyConflict, have["events"], want["events"])
+			return c, fmt.Errorf("%w (events up to seq %d there, %d here): copy it with --replace, or delete it there first", ErrCopyConflict, have.lastSeq, want.lastSeq)
 		}
 		c.Action = "replaced"
 	}
 	err = to.db.Update(ctx, func(tx *sqlx.Tx) error {
-		if have["runs"] > 0 {
+		if have.rows["runs"] > 0 {
 			if err := deleteRun(ctx, tx, id); err != nil {
 				return err
 			}
 		}
 		for _, t := range copyTables {
-			if err := copyRows(ctx, from.db, tx, t, id); err != nil {
+			if err := copyRows(ctx, snap, tx, t, id); err != nil {
 				return fmt.Errorf("table %s: %w", t.name, err)
 			}
 		}
 		// The run's activity orders runs by their last append: the
-		// destination's rowid of its newest event.
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET activity = (SELECT MAX(rowid) FROM events WHERE run_id = ?) WHERE id = ?`, id, id)
+		// destination's rowid of its newest event (0 for a run with none).
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET activity = COALESCE((SELECT MAX(rowid) FROM events WHERE run_id = ?), 0) WHERE id = ?`, id, id)
 		return err
 	})
 	if err != nil {
 		return c, err
 	}
-	if have, err = countRows(ctx, to.db, id); err != nil {
+	if have, err = digestRun(ctx, to.db.Read, id); err != nil {
 		return c, err
 	}
-	for _, t := range copyTables {
-		if have[t.name] != want[t.name] {
-			return c, fmt.Errorf("table %s holds %d rows of the run after the copy, the source %d", t.name, have[t.name], want[t.name])
+	if have.sum != want.sum {
+		for _, t := range copyTables {
+			if have.rows[t.name] != want.rows[t.name] {
+				return c, fmt.Errorf("table %s holds %d rows of the run after the copy, the source %d", t.name, have.rows[t.name], want.rows[t.name])
+			}
 		}
+		return c, errors.New("the copy's rows differ from the source's (the same number of them)")
 	}
-	c.Rows = want
 	c.WindowTokens, err = sameWindow(ctx, from, to, id)
 	return c, err
 }
 
-// countRows counts a run's rows in every table Copy copies.
-func countRows(ctx context.Context, db *sqldb.DB, run string) (map[string]int, error) {
-	out := make(map[string]int, len(copyTables))
-	for _, t := range copyTables {
-		var n int
-		if err := db.Read.GetContext(ctx, &n, `SELECT COUNT(*) FROM `+t.name+` WHERE `+t.runColumn()+` = ?`, run); err != nil {
-			return nil, fmt.Errorf("count %s: %w", t.name, sqldb.Classify(err))
-		}
-		out[t.name] = n
-	}
-	return out, nil
+// runDigest is what a database holds of a run: its rows counted by table,
+// and a hash of their contents in a fixed order, the same for the same rows
+// in either dialect.
+type runDigest struct {
+	rows    map[string]int
+	sum     [sha256.Size]byte
+	lastSeq int64
 }
 
-// sameRun reports whether the destination holds the run as the source
-// does: the same rows counted, the same journal position, and the same
-// fold and recall state.
-func sameRun(ctx context.Context, from, to *Engine, id string, want, have map[string]int) (bool, error) {
+// digestRun reads a run's rows in every table Copy copies, through q.
+func digestRun(ctx context.Context, q sqlx.QueryerContext, run string) (runDigest, error) {
+	d := runDigest{rows: make(map[string]int, len(copyTables))}
+	h := sha256.New()
 	for _, t := range copyTables {
-		if want[t.name] != have[t.name] {
-			return false, nil
+		rows, err := q.QueryxContext(ctx, `SELECT * FROM `+t.name+` WHERE `+t.runColumn()+` = ? ORDER BY `+t.order, run)
+		if err != nil {
+			return d, fmt.Errorf("read %s: %w", t.name, sqldb.Classify(err))
+		}
+		names, err := rows.Columns()
+		if err != nil {
+			rows.Close()
+			return d, err
+		}
+		cols := t.copied(names)
+		fmt.Fprintf(h, "table %s\n", t.name)
+		for rows.Next() {
+			vals, err := rows.SliceScan()
+			if err != nil {
+				rows.Close()
+				return d, err
+			}
+			for _, i := range cols {
+				fmt.Fprintf(h, "%s=", names[i])
+				switch v := vals[i].(type) {
+				case []byte:
+					fmt.Fprintf(h, "%d:%s;", len(v), v)
+				case string:
+					fmt.Fprintf(h, "%d:%s;", len(v), v)
+				case nil:
+					h.Write([]byte("null;"))
+				default:
+					fmt.Fprintf(h, "%v;", v)
+				}
+				if t.name == "runs" && names[i] == "last_seq" {
+					d.lastSeq, _ = vals[i].(int64)
+				}
+			}
+			h.Write([]byte("\n"))
+			d.rows[t.name]++
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return d, err
 		}
 	}
-	a, err := from.Journal.Run(ctx, id)
-	if err != nil {
-		return false, err
+	copy(d.sum[:], h.Sum(nil))
+	return d, nil
+}
+
+// copied lists the columns of names the destination is given: all but
+// rowid, which the destination numbers itself, and an autoID; and not
+// runs' activity, which is the destination's own rowid of the newest event.
+func (t copyTable) copied(names []string) []int {
+	var cols []int
+	for i, n := range names {
+		if n == "rowid" || n == t.autoID || t.name == "runs" && n == "activity" {
+			continue
+		}
+		cols = append(cols, i)
 	}
-	b, err := to.Journal.Run(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	if a.LastSeq != b.LastSeq || a.Iterations != b.Iterations {
-		return false, nil
-	}
-	const state = `SELECT noted, noted_seq, last_interval, chapter_start FROM fold_state WHERE run_id = ?`
-	var x, y struct {
-		Noted, NotedSeq, LastInterval, ChapterStart int64
-	}
-	ex := from.db.Read.QueryRowxContext(ctx, state, id).Scan(&x.Noted, &x.NotedSeq, &x.LastInterval, &x.ChapterStart)
-	ey := to.db.Read.QueryRowxContext(ctx, state, id).Scan(&y.Noted, &y.NotedSeq, &y.LastInterval, &y.ChapterStart)
-	switch {
-	case errors.Is(ex, sql.ErrNoRows) && errors.Is(ey, sql.ErrNoRows):
-		return true, nil
-	case ex != nil || ey != nil:
-		return false, errors.Join(ex, ey)
-	}
-	return x == y, nil
+	return cols
 }
 
 // sameWindow builds the run's window on both sides, each at its own
@@ -295,8 +345,8 @@ const copyBatch = 256
 // copyRows copies a run's rows of one table from src into tx, in the
 // source's order, a batch at a time. blocks go in twice: without their
 // parents first, which may come later, then the parents are set.
-func copyRows(ctx context.Context, src *sqldb.DB, tx *sqlx.Tx, t copyTable, run string) error {
-	rows, err := src.Read.QueryxContext(ctx, `SELECT * FROM `+t.name+` WHERE `+t.runColumn()+` = ? ORDER BY `+t.order, run)
+func copyRows(ctx context.Context, src sqlx.QueryerContext, tx *sqlx.Tx, t copyTable, run string) error {
+	rows, err := src.QueryxContext(ctx, `SELECT * FROM `+t.name+` WHERE `+t.runColumn()+` = ? ORDER BY `+t.order, run)
 	if err != nil {
 		return sqldb.Classify(err)
 	}
@@ -305,12 +355,7 @@ func copyRows(ctx context.Context, src *sqldb.DB, tx *sqlx.Tx, t copyTable, run 
 	if err != nil {
 		return err
 	}
-	var cols []int // the source's columns the destination is given
-	for i, n := range names {
-		if n != "rowid" && n != t.autoID {
-			cols = append(cols, i)
-		}
-	}
+	cols := t.copied(names)
 	parent := -1
 	if t.name == "blocks" {
 		for i, n := range names {

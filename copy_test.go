@@ -3,12 +3,15 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/pgtest"
 	"github.com/delta-memory/delta-memory/internal/synth"
+	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 )
 
@@ -108,14 +111,60 @@ func copyAround(t *testing.T, src *memory.Engine, target string) {
 		i := firstDiff(windows[0], windows[1])
 		t.Fatalf("after the copy, one more step gives another window at byte %d:\nsource: %q\ncopy:   %q", i, around(windows[0], i), around(windows[1], i))
 	}
-	// The source moved on: copying it again into the round trip's end is a
-	// conflict, and --replace settles it.
-	if _, err := memory.Copy(ctx, mid, back, memory.CopyOptions{Runs: []string{"second"}}, nil); !errors.Is(err, memory.ErrCopyConflict) {
-		t.Fatalf("copying an older run over a newer one: %v, want ErrCopyConflict", err)
+	// The round trip's end moved on: copying the older middle over it is
+	// refused, --replace or not, since it would lose events; copying the
+	// newer end over the middle is a conflict that --replace settles.
+	for _, replace := range []bool{false, true} {
+		if _, err := memory.Copy(ctx, mid, back, memory.CopyOptions{Runs: []string{"second"}, Replace: replace}, nil); !errors.Is(err, memory.ErrCopyConflict) || !strings.Contains(err.Error(), "ahead there") {
+			t.Fatalf("copying an older run over a newer one (replace %v): %v, want ErrCopyConflict", replace, err)
+		}
 	}
-	done, err := memory.Copy(ctx, mid, back, memory.CopyOptions{Runs: []string{"second"}, Replace: true}, nil)
+	if _, err := memory.Copy(ctx, back, mid, memory.CopyOptions{Runs: []string{"second"}}, nil); !errors.Is(err, memory.ErrCopyConflict) {
+		t.Fatalf("copying a newer run over an older one: %v, want ErrCopyConflict", err)
+	}
+	done, err := memory.Copy(ctx, back, mid, memory.CopyOptions{Runs: []string{"second"}, Replace: true}, nil)
 	if err != nil || len(done) != 1 || done[0].Action != "replaced" {
 		t.Fatalf("replace: %+v, %v", done, err)
+	}
+}
+
+// A run without events copies, and two engines with different settings
+// are refused before anything is written.
+func TestCopyEdgeCases(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "src.db"), Budget: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := src.Import(ctx, empty, journal.ImportOptions{Format: journal.FormatOpenAI, RunID: "empty"}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "other.db"), Budget: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := memory.Copy(ctx, src, other, memory.CopyOptions{}, nil); !errors.Is(err, memory.ErrCopySettings) {
+		t.Fatalf("copy between budgets 6000 and 8000: %v, want ErrCopySettings", err)
+	}
+	dst, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "dst.db"), Budget: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	runs, err := src.Journal.Runs(ctx)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("the source holds %v (%v), want the run without events", runs, err)
+	}
+	done, err := memory.Copy(ctx, src, dst, memory.CopyOptions{}, nil)
+	if err != nil || len(done) != 1 || done[0].Action != "copied" {
+		t.Fatalf("copy a run without events: %+v, %v", done, err)
 	}
 }
 

@@ -178,7 +178,7 @@ func (s *Store) latestOf(ctx context.Context, run string, before int, pairs []en
 			WHERE run_id = ? AND entity = ? AND effect = ? AND iteration < ? ORDER BY iteration DESC LIMIT 1) AS h%d`, i)
 		args = append(args, run, p.entity, string(p.effect), before)
 	}
-	q.WriteString(") AS latest ORDER BY iteration DESC, length(entity) DESC LIMIT 1")
+	q.WriteString(") AS latest ORDER BY iteration DESC, length(entity) DESC, entity LIMIT 1")
 	err = sqlx.GetContext(ctx, s.db.Cached(), &c, q.String(), args...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

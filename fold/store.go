@@ -31,7 +31,6 @@ type Store struct {
 // NewStore returns a fold Store on an open database.
 func NewStore(db *sqldb.DB) *Store { return &Store{db: db} }
 
-// update runs fn in one write transaction.
 // nextBlockRow is the SQL of a new rowid for a block that must count as
 // made now (BlocksAfter): past every block's, on SQLite, and the next of
 // the rowid column's sequence on PostgreSQL, whose inserts draw from it.
@@ -42,6 +41,7 @@ func (s *Store) nextBlockRow() string {
 	return `(SELECT MAX(rowid) + 1 FROM blocks)`
 }
 
+// update runs fn in one write transaction.
 func (s *Store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return s.db.Update(ctx, fn)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -44,8 +46,16 @@ Examples:
 			if from == "" || to == "" {
 				return usagef("delta memory copy --from DB --to DB", "copy needs both --from and --to")
 			}
-			if from == to {
+			if sameDatabase(from, to) {
 				return usagef("delta memory copy --help", "--from and --to are the same database (%s)", sqldb.Redact(from))
+			}
+			// Both sides build the run's window with the same settings, or
+			// the check of the copy would compare two different windows:
+			// the settings file named, else the one beside a SQLite source.
+			if cfg.ConfigFile == "" && !sqldb.IsPostgres(from) {
+				if beside := filepath.Join(filepath.Dir(from), "memory.yaml"); fileExists(beside) {
+					cfg.ConfigFile = beside
+				}
 			}
 			src := cfg
 			src.DBPath, src.MustExist = from, true
@@ -90,4 +100,23 @@ Examples:
 			return nil
 		},
 	})
+}
+
+// sameDatabase reports whether two --db values name one database: the same
+// file, or the same PostgreSQL host, port and database however the URLs
+// are spelled.
+func sameDatabase(a, b string) bool {
+	if sqldb.IsPostgres(a) != sqldb.IsPostgres(b) {
+		return false
+	}
+	if !sqldb.IsPostgres(a) {
+		sa, ea := os.Stat(a)
+		sb, eb := os.Stat(b)
+		if ea == nil && eb == nil {
+			return os.SameFile(sa, sb)
+		}
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	ka, kb := sqldb.ServerKey(a), sqldb.ServerKey(b)
+	return ka != "" && ka == kb
 }

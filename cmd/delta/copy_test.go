@@ -39,6 +39,10 @@ func TestCopyCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Thought: Read it.") {
 		t.Fatalf("show on PostgreSQL: code %d\n%s", code, out)
 	}
+	same := strings.Replace(url, "postgres://", "postgresql://", 1) + "&application_name=other"
+	if _, errOut, code = b.run(t, ctx, "memory", "copy", "--from", url, "--to", same); code != exitUsage || !strings.Contains(errOut, "are the same database") {
+		t.Fatalf("copy onto the same database spelled otherwise: exit %d\n%s", code, errOut)
+	}
 	back := filepath.Join(b.dir, "back.db")
 	if out, errOut, code = b.run(t, ctx, "memory", "copy", "--from", url, "--to", back); code != 0 || !strings.Contains(out, "copied run-1") {
 		t.Fatalf("copy back: code %d\n%s%s", code, out, errOut)

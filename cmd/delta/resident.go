@@ -148,7 +148,13 @@ func startResident(dbPath string) {
 		return
 	}
 	log := residentLog(abs)
-	if err := resident.Spawn(exe, []string{"memory", "resident", "--db", abs, "--spawned"}, log); err != nil {
+	args, env := []string{"memory", "resident", "--db", abs, "--spawned"}, []string(nil)
+	if sqldb.IsPostgres(abs) {
+		// The URL may hold a password: the server reads it from its
+		// environment, not from its command line.
+		args, env = []string{"memory", "resident", "--spawned"}, []string{"DELTA_MEMORY_DB=" + abs}
+	}
+	if err := resident.Spawn(exe, args, env, log); err != nil {
 		if f, ferr := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); ferr == nil {
 			fmt.Fprintf(f, "%s delta-memory resident: %v\n", time.Now().UTC().Format(time.RFC3339), err)
 			f.Close()
@@ -185,7 +191,7 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 		return nil, nil, fmt.Errorf("read sync request: %w", err)
 	}
 	if key, _ := resident.Key(req.Engine.DBPath); key != s.path {
-		return nil, nil, fmt.Errorf("this server serves %s, not %s", s.path, req.Engine.DBPath)
+		return nil, nil, fmt.Errorf("this server serves %s, not %s", sqldb.Redact(s.path), sqldb.Redact(req.Engine.DBPath))
 	}
 	if err := s.open(ctx); err != nil {
 		return nil, nil, err
@@ -198,7 +204,7 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 	in := req.syncIn(func(msg string) { r.Warnings = append(r.Warnings, msg) })
 	eng, err := memory.OpenOn(s.db, in.engine)
 	if err != nil {
-		r.Error = fmt.Sprintf("open %s: %v", in.engine.DBPath, err)
+		r.Error = fmt.Sprintf("open %s: %v", sqldb.Redact(in.engine.DBPath), err)
 		reply, err := json.Marshal(r)
 		return reply, nil, err
 	}
@@ -232,7 +238,12 @@ func (s *syncServer) handle(ctx context.Context, op string, body json.RawMessage
 // path.
 func (s *syncServer) open(ctx context.Context) error {
 	if s.db != nil && s.db.Dialect == sqldb.Postgres {
-		return nil // a server's database stays where it is
+		// A shared database stays where it is, but a worker of a newer
+		// build may have migrated it: open it again, which refuses a
+		// schema this build does not know.
+		if ok, err := s.db.SchemaCurrent(ctx); err == nil && ok {
+			return nil
+		}
 	}
 	st, err := os.Stat(s.path)
 	if s.db != nil && err == nil && os.SameFile(st, s.file) {

@@ -75,9 +75,11 @@ func hungUp(err error) bool {
 const logKeep = 1 << 20
 
 // Spawn starts exe with args as a server that outlives the caller: in a
-// session of its own, reading nothing, its output appended to logPath.
-// It does not wait for the server to listen.
-func Spawn(exe string, args []string, logPath string) error {
+// session of its own, reading nothing, its output appended to logPath,
+// with the caller's environment and env's variables over it (a secret
+// goes there, not in args, which every user of the host can read). It
+// does not wait for the server to listen.
+func Spawn(exe string, args, env []string, logPath string) error {
 	if !supported {
 		return errors.New("resident: not supported on this system")
 	}
@@ -91,6 +93,9 @@ func Spawn(exe string, args []string, logPath string) error {
 	}
 	defer log.Close()
 	cmd := exec.Command(exe, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {

@@ -155,3 +155,18 @@ func Classify(err error) error {
 	}
 	return err
 }
+
+// Snapshot begins a read-only transaction that sees the database as it is
+// now, whatever is written after: SQLite's read transaction in WAL mode,
+// PostgreSQL's REPEATABLE READ. The caller rolls it back when done.
+func (db *DB) Snapshot(ctx context.Context) (*sqlx.Tx, error) {
+	opts := &sql.TxOptions{}
+	if db.Dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	tx, err := db.Read.BeginTxx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("begin a read snapshot: %w", Classify(err))
+	}
+	return tx, nil
+}

@@ -103,6 +103,19 @@ func upTo(ctx context.Context, p *goose.Provider, take func(context.Context) err
 	return nil
 }
 
+// SchemaCurrent reports whether the database is still at the schema this
+// build knows, with one query: a process that keeps a shared database
+// open (the resident server) asks before each use, since another worker
+// of a newer build may have migrated it since.
+func (db *DB) SchemaCurrent(ctx context.Context) (bool, error) {
+	var current sql.NullInt64
+	q := db.Write.QueryRowContext(ctx, `SELECT max(version_id) FROM goose_db_version`)
+	if err := q.Scan(&current); err != nil {
+		return false, fmt.Errorf("read schema version: %w", Classify(err))
+	}
+	return current.Int64 == newestVersion(), nil
+}
+
 // newestVersion is the version of the newest embedded migration, the same
 // in both dialects.
 func newestVersion() int64 {

@@ -39,6 +39,13 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	// A write waits this long for another's lock, as SQLite's busy_timeout.
 	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(busy.Milliseconds())
+	// A worker whose host freezes or drops off the network leaves its
+	// session, and the locks it holds, to the server until the server
+	// notices: over TCP it asks after a minute of silence, and gives up
+	// after six more unanswered (Unix sockets ignore these).
+	cfg.RuntimeParams["tcp_keepalives_idle"] = "60"
+	cfg.RuntimeParams["tcp_keepalives_interval"] = "10"
+	cfg.RuntimeParams["tcp_keepalives_count"] = "6"
 	pool := func(conns int, readOnly bool) *sqlx.DB {
 		c := cfg.Copy()
 		if readOnly {
@@ -55,8 +62,13 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if !opts.OneConnection {
 		db.Read = pool(4, true)
 	}
-	// goose binds Go booleans to its own boolean column: it gets pgx as it is.
-	db.plain = stdlib.OpenDB(*cfg)
+	// goose binds Go booleans to its own boolean column: it gets pgx as it
+	// is. The run locks are held on it too (LockRun), each in a
+	// transaction left idle for a sync's length: one idle for ten minutes
+	// belongs to a worker that is gone, and the server ends it.
+	plain := cfg.Copy()
+	plain.RuntimeParams["idle_in_transaction_session_timeout"] = "600000"
+	db.plain = stdlib.OpenDB(*plain)
 	db.plain.SetMaxIdleConns(1)
 	if err := db.Write.PingContext(ctx); err != nil {
 		db.Close()
@@ -81,6 +93,14 @@ func Redact(dsn string) string {
 	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
+		for _, k := range []string{"password", "sslpassword"} {
+			if q.Has(k) {
+				q.Set(k, "xxxxx")
+			}
+		}
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }
@@ -233,4 +253,16 @@ func (db *DB) LockRun(ctx context.Context, run string, wait time.Duration) (*Loc
 		return nil, fmt.Errorf("lock %s (another sync or import holds it): %w", what, Classify(err))
 	}
 	return l, nil
+}
+
+// ServerKey names the database a PostgreSQL URL reaches, for telling two
+// spellings of one apart: its hosts and ports (or Unix socket directory)
+// and database name, as pgx resolves them with its defaults. It returns ""
+// for a URL pgx cannot read.
+func ServerKey(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
 }

@@ -19,3 +19,17 @@ func TestToPostgres(t *testing.T) {
 		}
 	}
 }
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:s3cret@h:5432/db":                    "postgres://u:xxxxx@h:5432/db",
+		"postgres://u@h/db?password=s3cret&sslmode=verify": "postgres://u@h/db?password=xxxxx&sslmode=verify",
+		"postgresql://h/db?sslpassword=s3cret":             "postgresql://h/db?sslpassword=xxxxx",
+		"postgres://u@/db?host=/tmp/pg":                    "postgres://u@/db?host=/tmp/pg",
+		"memory.db":                                        "memory.db",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
