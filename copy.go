@@ -200,6 +200,13 @@ func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (Co
 	if err != nil {
 		return c, err
 	}
+	if c.Action == "replaced" {
+		// The documents of the run's old copy in this worker's index
+		// (other workers notice theirs on their next catch-up).
+		if err := to.Recall.Forget(ctx, id); err != nil {
+			return c, err
+		}
+	}
 	if have, err = digestRun(ctx, to.db.Read, id); err != nil {
 		return c, err
 	}

@@ -382,3 +382,57 @@ func killWriter(t *testing.T, after time.Duration) {
 	}
 	sameRun(t, e, alone, "killed")
 }
+
+// On PostgreSQL each run has a recall index of its own on a worker: one
+// engine holding a run's index open does not keep another engine of the
+// same worker from another run's, and one engine goes from run to run.
+func TestPostgresRunsHaveTheirOwnIndex(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	home := t.TempDir()
+	open := func() *memory.Engine {
+		e, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	a, b := open(), open()
+	for i, id := range []string{"run-a", "run-b"} {
+		events, err := synth.Events(synth.Config{Seed: uint64(30 + i), Iterations: 40, RunID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := a.Append(ctx, id, events...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := func(e *memory.Engine, id string) []memory.Retrieved {
+		t.Helper()
+		run, err := e.Journal.Run(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := e.Retrieve(ctx, run, recall.Query{Keywords: []string{"tests"}, Limit: 5, DryRun: true})
+		if err != nil {
+			t.Fatalf("retrieve in %s: %v", id, err)
+		}
+		return hits
+	}
+	// a's engine holds run-a's index open (it searched it last); b's
+	// opens run-b's beside it. Once b is done, a moves on to run-b's.
+	if len(find(a, "run-a")) == 0 || len(find(b, "run-b")) == 0 {
+		t.Fatal("a recall found nothing")
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(find(a, "run-b")) == 0 {
+		t.Fatal("a recall of run-b after run-a found nothing")
+	}
+	dirs, err := filepath.Glob(filepath.Join(home, "*.bleve"))
+	if err != nil || len(dirs) != 2 {
+		t.Fatalf("index directories %v (%v), want one per run", dirs, err)
+	}
+}

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 
@@ -41,7 +42,7 @@ func (r *Recaller) CatchUp(ctx context.Context, run journal.Run, progress func(d
 // resident server, once it has answered) calls it with early 1: the next
 // sync, which adds an iteration, then finds nothing due.
 func (r *Recaller) CatchUpIfDue(ctx context.Context, run journal.Run, early int) (bool, error) {
-	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	st, err := r.state(ctx, run.ID)
 	if err != nil || !r.indexDue(st, run, early) {
 		return false, err
 	}
@@ -64,17 +65,30 @@ func (r *Recaller) catchUp(ctx context.Context, run journal.Run, progress func(d
 			return 0, err
 		}
 	}
-	ix, err := r.index(ctx)
+	ix, err := r.index(ctx, run.ID)
 	if err != nil {
 		return 0, err
 	}
-	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	st, err := r.state(ctx, run.ID)
 	if err != nil {
 		return 0, err
 	}
 	own, ok, err := ix.position(run.ID)
 	if err != nil {
 		return 0, err
+	}
+	if ok && r.perRun && st.IndexedIter == 0 && st.IndexedBlock == 0 && (own.iter > 0 || own.block > 0) {
+		// The database forgot how far this run's own index got (the run
+		// was replaced by a copy, or the database restored): what the
+		// index holds may be documents the run no longer has. Start it
+		// over.
+		if err := r.Forget(ctx, run.ID); err != nil {
+			return 0, err
+		}
+		if ix, err = r.index(ctx, run.ID); err != nil {
+			return 0, err
+		}
+		ok = false
 	}
 	if ok {
 		stored := st
@@ -136,7 +150,7 @@ func (st state) indexFrom(run journal.Run) int {
 // behind reports whether, by the positions stored in SQLite, the index
 // lacks iterations or blocks of run.
 func (r *Recaller) behind(ctx context.Context, run journal.Run) (bool, error) {
-	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	st, err := r.state(ctx, run.ID)
 	if err != nil {
 		return false, err
 	}
@@ -155,7 +169,10 @@ func (r *Recaller) behind(ctx context.Context, run journal.Run) (bool, error) {
 // each; the background merger folds them together over time, but a
 // short-lived process (one command) may exit before it does.
 func (r *Recaller) Compact(ctx context.Context) error {
-	ix, err := r.index(ctx)
+	if r.perRun && r.ixRun == "" {
+		return nil // no run's index is open
+	}
+	ix, err := r.index(ctx, r.ixRun)
 	if err != nil {
 		return err
 	}
@@ -360,4 +377,30 @@ func (r *Recaller) iterationDocs(ctx context.Context, run string, from, to int) 
 		}
 	}()
 	return out
+}
+
+// Forget drops what the local index holds of a run, so that the next
+// catch-up indexes the run from the database afresh: after the run was
+// replaced (memory.Copy with Replace), documents it no longer has would
+// still come back as hits. With an index per run (PostgreSQL) it removes
+// the run's index; else it deletes the run's documents from the shared one.
+// The database's positions are the caller's to clear.
+func (r *Recaller) Forget(ctx context.Context, run string) error {
+	if r.perRun {
+		if err := r.useRun(ctx, run); err != nil {
+			return err
+		}
+		if err := r.closeIndex(ctx, false); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(r.dir); err != nil {
+			return fmt.Errorf("remove the recall index of run %s: %w", run, err)
+		}
+		return nil
+	}
+	ix, err := r.index(ctx, run)
+	if err != nil {
+		return err
+	}
+	return ix.dropRun(ctx, run)
 }

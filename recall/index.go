@@ -247,6 +247,33 @@ func (ix *index) write(ctx context.Context, b *bleve.Batch) error {
 	return ix.wait(ctx, persisted)
 }
 
+// dropRun deletes every document of a run, and the position the index
+// recorded for it, in batches, each on disk before the next.
+func (ix *index) dropRun(ctx context.Context, run string) error {
+	const page = 1000
+	for {
+		q := bleve.NewTermQuery(run)
+		q.SetField(fieldRun)
+		res, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, page, 0, false))
+		if err != nil {
+			return fmt.Errorf("find the documents of run %s: %w", run, err)
+		}
+		b := ix.bi.NewBatch()
+		for _, h := range res.Hits {
+			b.Delete(h.ID)
+		}
+		if len(res.Hits) < page {
+			b.DeleteInternal(positionKey(run))
+		}
+		if err := ix.write(ctx, b); err != nil {
+			return fmt.Errorf("delete the documents of run %s: %w", run, err)
+		}
+		if len(res.Hits) < page {
+			return nil
+		}
+	}
+}
+
 // persistedChan sets b's persisted callback to send on the channel it
 // returns. scorch calls it once the batch is on disk, from its persister,
 // which must not block on it.

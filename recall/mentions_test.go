@@ -51,7 +51,7 @@ func mentionTable(t *testing.T, r *Recaller, run string) ([]string, state) {
 		FROM mentions WHERE run_id = ? ORDER BY entity, changed, names, iteration DESC`, run); err != nil {
 		t.Fatal(err)
 	}
-	st, err := r.store.state(ctx, r.store.db.Read, run)
+	st, err := r.store.state(ctx, r.store.db.Read, r.workerOf(run), run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,13 @@ package recall
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/delta-memory/delta-memory/internal/sqldb"
@@ -191,7 +195,13 @@ type Recaller struct {
 	folds   Folds
 	cfg     Config
 	store   store
-	dir     string
+	// dir is the index's directory: the database's, or with perRun the
+	// directory of the run whose index is open or about to be (useRun),
+	// one per run under base.
+	dir    string
+	perRun bool
+	base   string
+	ixRun  string
 	// Warn receives warnings: an index rebuilt after it was lost. Nil
 	// drops them.
 	Warn func(string)
@@ -213,9 +223,60 @@ type Recaller struct {
 }
 
 // New returns a Recaller over the database, with its index at dir
-// (memory.bleve beside the database).
+// (memory.bleve beside a SQLite file). On PostgreSQL dir holds an index
+// per run: the syncs of different runs on one worker, which do not wait
+// for each other in the database, do not wait for each other's index
+// either, and a run new to the worker costs only its own index.
 func New(db *sqldb.DB, j *journal.Store, folds Folds, dir string, cfg Config) *Recaller {
-	return &Recaller{journal: j, folds: folds, cfg: cfg.withDefaults(), store: store{db: db, worker: WorkerOf(db, dir)}, dir: dir}
+	r := &Recaller{journal: j, folds: folds, cfg: cfg.withDefaults(), store: store{db: db}, dir: dir}
+	if db.Dialect == sqldb.Postgres {
+		r.perRun, r.base = true, dir
+	}
+	return r
+}
+
+// runIndexDir is where run's index lives under base: its id made safe for
+// a file name, and a hash that keeps apart two ids it made alike.
+func runIndexDir(base, run string) string {
+	safe := strings.Map(func(c rune) rune {
+		if c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return c
+		}
+		return '_'
+	}, run)
+	if len(safe) > 40 {
+		safe = safe[:40]
+	}
+	sum := sha256.Sum256([]byte(run))
+	return filepath.Join(base, safe+"-"+hex.EncodeToString(sum[:4])+".bleve")
+}
+
+// workerOf names the index that holds run, for its stored positions.
+func (r *Recaller) workerOf(run string) string {
+	if r.perRun {
+		return WorkerOf(r.store.db, runIndexDir(r.base, run))
+	}
+	return WorkerOf(r.store.db, r.dir)
+}
+
+// state returns run's positions in the index that holds it.
+func (r *Recaller) state(ctx context.Context, run string) (state, error) {
+	return r.store.state(ctx, r.store.db.Cached(), r.workerOf(run), run)
+}
+
+// useRun points a Recaller with an index per run at run's, closing
+// another run's first. Without perRun it does nothing.
+func (r *Recaller) useRun(ctx context.Context, run string) error {
+	if !r.perRun || r.ixRun == run {
+		return nil
+	}
+	if r.ixRun != "" {
+		if err := r.closeIndex(ctx, true); err != nil {
+			return err
+		}
+	}
+	r.ixRun, r.dir = run, runIndexDir(r.base, run)
+	return nil
 }
 
 // Config returns the settings in use.
@@ -265,8 +326,8 @@ func (r *Recaller) closeIndex(ctx context.Context, tidy bool) error {
 // then: opening reads the index's segment list and maps every segment. A
 // failure is left for that caller to meet again.
 func (r *Recaller) Preload(ctx context.Context, run journal.Run) {
-	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
-	if err != nil || !r.indexDue(st, run, 0) {
+	st, err := r.state(ctx, run.ID)
+	if err != nil || !r.indexDue(st, run, 0) || r.useRun(ctx, run.ID) != nil {
 		return
 	}
 	r.mu.Lock()
@@ -298,8 +359,11 @@ func (r *Recaller) waitPreload() {
 	}
 }
 
-// index opens the index if needed (see open).
-func (r *Recaller) index(ctx context.Context) (*index, error) {
+// index opens the index that holds run if needed (see open).
+func (r *Recaller) index(ctx context.Context, run string) (*index, error) {
+	if err := r.useRun(ctx, run); err != nil {
+		return nil, err
+	}
 	r.waitPreload()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -330,7 +394,8 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	stored, err := r.store.generation(ctx)
+	worker := r.workerOf(r.ixRun)
+	stored, err := r.store.generation(ctx, worker)
 	if err != nil {
 		ix.close()
 		return nil, "", err
@@ -339,7 +404,7 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 		if note == "" && stored != "" {
 			note = fmt.Sprintf("recall index %s is not the one this database last wrote (lost or replaced); refilling it from the database", r.dir)
 		}
-		if err := r.store.adopt(ctx, ix.generation); err != nil {
+		if err := r.store.adopt(ctx, worker, ix.generation); err != nil {
 			ix.close()
 			return nil, "", err
 		}
@@ -352,6 +417,11 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress func(done, total int)) error {
 	if err := r.closeIndex(ctx, false); err != nil {
 		return err
+	}
+	if r.perRun {
+		// Every run's index, under base: the catch-ups below make each
+		// again.
+		r.ixRun, r.dir = "", r.base
 	}
 	if err := os.RemoveAll(r.dir); err != nil {
 		return fmt.Errorf("remove %s: %w", r.dir, err)

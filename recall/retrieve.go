@@ -56,7 +56,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	if _, err := r.CatchUp(ctx, run, nil); err != nil {
 		return nil, err
 	}
-	ix, err := r.index(ctx)
+	ix, err := r.index(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}

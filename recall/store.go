@@ -65,7 +65,7 @@ func (r recallRow) recall() Recall {
 }
 
 // state is a run's recall_state row, with its index_positions row for
-// this store's worker.
+// the index that holds the run.
 type state struct {
 	IndexedIter  int   `db:"indexed_iter"`
 	IndexedSeq   int64 `db:"indexed_seq"`
@@ -77,17 +77,15 @@ type state struct {
 	MentionedIter int `db:"mentioned_iter"`
 }
 
-// store keeps recall's tables in the database. worker names the index
-// whose positions it reads and writes: ” for the index beside a SQLite
-// file, one per database; on PostgreSQL each worker's own (WorkerOf).
+// store keeps recall's tables in the database. The positions it reads and
+// writes belong to an index, which a worker key names (WorkerOf).
 type store struct {
-	db     *sqldb.DB
-	worker string
+	db *sqldb.DB
 }
 
 // WorkerOf names the recall index at dir on db, for the positions stored
-// per index: ” for SQLite's, the only one of its file; the host and the
-// directory for PostgreSQL's, one per worker.
+// per index: the empty name for SQLite's, the only one of its file; the
+// host and the directory for PostgreSQL's, one per worker and run.
 func WorkerOf(db *sqldb.DB, dir string) string {
 	if db.Dialect != sqldb.Postgres {
 		return ""
@@ -99,12 +97,12 @@ func WorkerOf(db *sqldb.DB, dir string) string {
 	return host + ":" + dir
 }
 
-// generationKey is the recall_meta key of the worker's index generation.
-func (s *store) generationKey() string {
-	if s.worker == "" {
+// metaGenerationKey is the recall_meta key of a worker's index generation.
+func metaGenerationKey(worker string) string {
+	if worker == "" {
 		return "generation"
 	}
-	return "generation " + s.worker
+	return "generation " + worker
 }
 
 func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
@@ -112,9 +110,9 @@ func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 }
 
 // generation returns the index generation the stored positions describe.
-func (s *store) generation(ctx context.Context) (string, error) {
+func (s *store) generation(ctx context.Context, worker string) (string, error) {
 	var g string
-	err := s.db.Read.GetContext(ctx, &g, `SELECT value FROM recall_meta WHERE key = ?`, s.generationKey())
+	err := s.db.Read.GetContext(ctx, &g, `SELECT value FROM recall_meta WHERE key = ?`, metaGenerationKey(worker))
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -124,23 +122,24 @@ func (s *store) generation(ctx context.Context) (string, error) {
 // adopt records a new generation of the worker's index and forgets its
 // position in every run, so that each run is indexed again from the start
 // when next caught up. Other workers' positions stay.
-func (s *store) adopt(ctx context.Context, gen string) error {
+func (s *store) adopt(ctx context.Context, worker, gen string) error {
 	return s.update(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES (?, ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.generationKey(), gen); err != nil {
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, metaGenerationKey(worker), gen); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ?`, s.worker)
+		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ?`, worker)
 		return err
 	})
 }
 
-// state returns a run's positions; a run never seen has zeros.
-func (s *store) state(ctx context.Context, q sqlx.QueryerContext, run string) (state, error) {
+// state returns a run's positions in worker's index; a run never seen has
+// zeros.
+func (s *store) state(ctx context.Context, q sqlx.QueryerContext, worker, run string) (state, error) {
 	st := state{NextRecall: 1}
 	err := sqlx.GetContext(ctx, q, &st, `SELECT COALESCE(p.indexed_iter, 0) AS indexed_iter, COALESCE(p.indexed_seq, 0) AS indexed_seq,
 		COALESCE(p.indexed_block, 0) AS indexed_block, s.checked_iter, s.checked_seq, s.next_recall, s.mentioned_iter
-		FROM recall_state s LEFT JOIN index_positions p ON p.worker = ? AND p.run_id = s.run_id WHERE s.run_id = ?`, s.worker, run)
+		FROM recall_state s LEFT JOIN index_positions p ON p.worker = ? AND p.run_id = s.run_id WHERE s.run_id = ?`, worker, run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, nil
 	}
@@ -152,15 +151,15 @@ func ensureState(ctx context.Context, tx *sqlx.Tx, run string) error {
 	return err
 }
 
-// saveIndexed records how far the index got for a run.
-func (s *store) saveIndexed(ctx context.Context, run string, iter int, seq, block int64) error {
+// saveIndexed records how far worker's index got for a run.
+func (s *store) saveIndexed(ctx context.Context, worker, run string, iter int, seq, block int64) error {
 	return s.update(ctx, func(tx *sqlx.Tx) error {
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO index_positions (worker, run_id, indexed_iter, indexed_seq, indexed_block)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT (worker, run_id) DO UPDATE SET indexed_iter = excluded.indexed_iter,
-			indexed_seq = excluded.indexed_seq, indexed_block = excluded.indexed_block`, s.worker, run, iter, seq, block)
+			indexed_seq = excluded.indexed_seq, indexed_block = excluded.indexed_block`, worker, run, iter, seq, block)
 		return err
 	})
 }
@@ -214,7 +213,9 @@ func (s *store) apply(ctx context.Context, run string, now, ttl int, c change) (
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err
 		}
-		st, err := s.state(ctx, tx, run)
+		// The triggers' position and the next id, not an index's: any
+		// worker key reads them.
+		st, err := s.state(ctx, tx, "", run)
 		if err != nil {
 			return err
 		}

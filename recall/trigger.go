@@ -86,7 +86,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 	if run.Iterations == 0 {
 		return res, nil
 	}
-	st, err := r.store.state(ctx, r.store.db.Cached(), run.ID)
+	st, err := r.state(ctx, run.ID)
 	if err != nil {
 		return res, err
 	}
@@ -100,7 +100,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 		if _, err := r.catchUp(ctx, run, nil, false); err != nil {
 			return res, err
 		}
-		if st, err = r.store.state(ctx, r.store.db.Cached(), run.ID); err != nil {
+		if st, err = r.state(ctx, run.ID); err != nil {
 			return res, err
 		}
 	}

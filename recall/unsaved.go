@@ -140,7 +140,7 @@ func (r *Recaller) settle(ctx context.Context, keep int) error {
 	}
 	r.unsaved = r.unsaved[n:]
 	for _, p := range newest {
-		if serr := r.store.saveIndexed(ctx, p.run, p.iter, p.seq, p.block); serr != nil {
+		if serr := r.store.saveIndexed(ctx, r.workerOf(p.run), p.run, p.iter, p.seq, p.block); serr != nil {
 			return serr
 		}
 	}

@@ -36,7 +36,7 @@ func newTestRecaller(t *testing.T) (*Recaller, *index) {
 	if _, err := r.journal.Append(ctx, "r", journal.FormatDelta, []journal.Event{ev}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := r.index(ctx)
+	ix, err := r.index(ctx, "r")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestPositionsWaitForTheDisk(t *testing.T) {
 	r, ix := newTestRecaller(t)
 	saved := func() (int, int64) {
 		t.Helper()
-		st, err := r.store.state(ctx, r.store.db.Read, "r")
+		st, err := r.store.state(ctx, r.store.db.Read, r.workerOf("r"), "r")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -95,7 +95,7 @@ func (r residentSync) syncIn(warn func(string)) syncIn {
 // otherwise the caller syncs itself, and spawn says to start a server
 // after, because none answered for this build.
 func syncResident(ctx context.Context, e env, in syncIn, asJSON bool) (served, spawn bool, err error) {
-	sock, err := resident.SocketPath(in.engine.DBPath)
+	sock, err := resident.SocketPath(residentKey(in.engine.DBPath, in.run))
 	if err != nil {
 		return false, false, nil
 	}
@@ -138,7 +138,7 @@ func syncResident(ctx context.Context, e env, in syncIn, asJSON bool) (served, s
 // for the syncs to come. It is best effort: a sync that finds no server
 // does its own work, so a failure here costs only speed, and it goes to
 // the server's log.
-func startResident(dbPath string) {
+func startResident(dbPath, run string) {
 	exe, err := os.Executable()
 	if err != nil {
 		return
@@ -147,12 +147,12 @@ func startResident(dbPath string) {
 	if err != nil {
 		return
 	}
-	log := residentLog(abs)
+	log := residentLog(residentKey(abs, run))
 	args, env := []string{"memory", "resident", "--db", abs, "--spawned"}, []string(nil)
 	if sqldb.IsPostgres(abs) {
 		// The URL may hold a password: the server reads it from its
-		// environment, not from its command line.
-		args, env = []string{"memory", "resident", "--spawned"}, []string{"DELTA_MEMORY_DB=" + abs}
+		// environment, not from its command line. It serves one run.
+		args, env = []string{"memory", "resident", "--spawned"}, []string{"DELTA_MEMORY_DB=" + abs, "DELTA_RUN_ID=" + run}
 	}
 	if err := resident.Spawn(exe, args, env, log); err != nil {
 		if f, ferr := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); ferr == nil {
@@ -162,15 +162,28 @@ func startResident(dbPath string) {
 	}
 }
 
+// residentKey names the resident server a sync of run goes to: the
+// SQLite file's, whose syncs take turns anyway (the lock file), or on
+// PostgreSQL the run's, so that the agents of one worker, each a run,
+// do not queue behind one server.
+func residentKey(dbPath, run string) string {
+	key, err := resident.Key(dbPath)
+	if err != nil || !sqldb.IsPostgres(dbPath) {
+		return key
+	}
+	return key + "\x00run=" + run
+}
+
 // residentLog is the server's log, beside the database: memory.db →
-// memory.resident.log; for a PostgreSQL database, beside its socket.
-func residentLog(dbPath string) string {
-	if sqldb.IsPostgres(dbPath) {
-		if sock, err := resident.SocketPath(dbPath); err == nil {
+// memory.resident.log; for a PostgreSQL database, beside its socket (key
+// is residentKey's).
+func residentLog(key string) string {
+	if sqldb.IsPostgres(key) {
+		if sock, err := resident.SocketPath(key); err == nil {
 			return strings.TrimSuffix(sock, ".sock") + ".resident.log"
 		}
 	}
-	return strings.TrimSuffix(dbPath, filepath.Ext(dbPath)) + ".resident.log"
+	return strings.TrimSuffix(key, filepath.Ext(key)) + ".resident.log"
 }
 
 // syncServer does the syncs handed to a resident server. It keeps the
@@ -305,7 +318,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			sock, err := resident.SocketPath(path)
+			sock, err := resident.SocketPath(residentKey(path, global(c, e, "run")))
 			if err != nil {
 				return err
 			}

@@ -104,7 +104,7 @@ Examples:
 				return err
 			}
 			if spawn {
-				startResident(in.engine.DBPath)
+				startResident(in.engine.DBPath, in.run)
 			}
 			return printSync(e, asJSON, out)
 		},
