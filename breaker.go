@@ -84,7 +84,7 @@ func (b breaker) status(ctx context.Context) (BreakerStatus, bool, error) {
 // breakerFailures in a row. It returns the state after.
 func (b breaker) failed(ctx context.Context, reason string) (BreakerStatus, error) {
 	var out BreakerStatus
-	err := b.db.Update(ctx, func(tx *sqlx.Tx) error {
+	err := b.db.Update(ctx, "", func(tx *sqlx.Tx) error {
 		st, err := b.read(ctx, tx)
 		if err != nil {
 			return err
@@ -114,7 +114,7 @@ func (b breaker) succeeded(ctx context.Context) error {
 	if st, err := b.read(ctx, b.db.Read); err != nil || st == (breakerState{}) {
 		return err
 	}
-	return b.db.Update(ctx, func(tx *sqlx.Tx) error {
+	return b.db.Update(ctx, "", func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM llm_breaker WHERE endpoint = ?`, b.endpoint); err != nil {
 			return fmt.Errorf("write the LLM circuit breaker: %w", sqldb.Classify(err))
 		}

@@ -181,7 +181,7 @@ func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (Co
 		}
 		c.Action = "replaced"
 	}
-	err = to.db.Update(ctx, func(tx *sqlx.Tx) error {
+	err = to.db.Update(ctx, id, func(tx *sqlx.Tx) error {
 		if have.rows["runs"] > 0 {
 			if err := deleteRun(ctx, tx, id); err != nil {
 				return err

@@ -53,7 +53,7 @@ func (e *Engine) RecordSync(ctx context.Context, run string, iteration int, prev
 	cur := cx.Markdown()
 	i := window.SharedPrefix(prev, cur)
 	place := cx.PlaceAt(i)
-	return e.db.Update(ctx, func(tx *sqlx.Tx) error {
+	return e.db.Update(ctx, run, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO last_sync (run_id, iteration, tokens, bytes, prev_bytes, kept_bytes, break_partition, break_source)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET iteration = excluded.iteration, tokens = excluded.tokens,
 			bytes = excluded.bytes, prev_bytes = excluded.prev_bytes, kept_bytes = excluded.kept_bytes,

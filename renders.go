@@ -104,7 +104,7 @@ func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxO
 
 // keepRenderings saves renderings under key, in one transaction.
 func (e *Engine) keepRenderings(ctx context.Context, run, key string, rs []rendering) error {
-	return e.db.Update(ctx, func(tx *sqlx.Tx) error {
+	return e.db.Update(ctx, run, func(tx *sqlx.Tx) error {
 		q := `INSERT INTO recall_renders (run_id, iteration, key, markdown, tokens) VALUES ` +
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(rs)), ", ") +
 			` ON CONFLICT (run_id, iteration, key) DO UPDATE SET markdown = excluded.markdown, tokens = excluded.tokens`

@@ -106,7 +106,7 @@ func (s *Store) L0Tokens(ctx context.Context, run string, first, last int) (map[
 // overlap first..last: their access count rises, last-accessed moves to
 // now, and their importance is recomputed at once, in one transaction.
 func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) error {
-	return f.Store.update(ctx, func(tx *sqlx.Tx) error {
+	return f.Store.update(ctx, run, func(tx *sqlx.Tx) error {
 		var rows []struct {
 			ID      string `db:"id"`
 			Last    int    `db:"last_iter"`

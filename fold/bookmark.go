@@ -22,7 +22,7 @@ func (s *Store) AddBookmark(ctx context.Context, run journal.Run, n int, note st
 	if n < 1 || n > run.Iterations {
 		return &journal.RangeError{Run: run.ID, From: n, To: n, Iterations: run.Iterations}
 	}
-	return s.update(ctx, func(tx *sqlx.Tx) error {
+	return s.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO bookmarks (run_id, iteration, note) VALUES (?, ?, ?)
 			ON CONFLICT (run_id, iteration) DO UPDATE SET note = excluded.note`, run.ID, n, note); err != nil {
 			return fmt.Errorf("bookmark iteration %d: %w", n, sqldb.Classify(err))
@@ -35,7 +35,7 @@ func (s *Store) AddBookmark(ctx context.Context, run journal.Run, n int, note st
 // there was one.
 func (s *Store) RemoveBookmark(ctx context.Context, run journal.Run, n int) (bool, error) {
 	var removed bool
-	err := s.update(ctx, func(tx *sqlx.Tx) error {
+	err := s.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM bookmarks WHERE run_id = ? AND iteration = ?`, run.ID, n)
 		if err != nil {
 			return fmt.Errorf("remove bookmark: %w", sqldb.Classify(err))

@@ -152,7 +152,7 @@ func (f *Folder) plan(ctx context.Context, run journal.Run, o FoldOptions) (*fol
 func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum Summary) (*Block, error) {
 	o, inside, req := p.o, p.inside, p.req
 	b := f.newBlock(run, o, req, sum)
-	err := f.Store.update(ctx, func(tx *sqlx.Tx) error {
+	err := f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		// The summary was made outside the write lock; make sure the blocks
 		// it absorbs are still the visible ones, or two processes folding
 		// the same range would leave overlapping blocks.
@@ -205,7 +205,7 @@ func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum S
 	if errors.Is(err, ErrFoldRace) && !sum.Usage.IsZero() {
 		// The calls were made and paid for even though the other process's
 		// block stands: count them.
-		if uerr := f.Store.update(ctx, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }); uerr != nil {
+		if uerr := f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }); uerr != nil {
 			return nil, errors.Join(err, uerr)
 		}
 	}
@@ -459,7 +459,7 @@ func (f *Folder) Unfold(ctx context.Context, run journal.Run, id string) (*Block
 			}
 		}
 	}
-	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
+	err = f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE blocks SET visible = 0, unfolded = 1 WHERE id = ? AND run_id = ?`, id, run.ID); err != nil {
 			return fmt.Errorf("unfold %s: %w", id, sqldb.Classify(err))
 		}

@@ -189,7 +189,7 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 	if len(moved) == 0 {
 		return nil
 	}
-	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+	return s.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		for _, m := range moved {
 			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET importance = ? WHERE run_id = ? AND id = ?`, m.v, run.ID, m.id); err != nil {
 				return fmt.Errorf("update importance of %s: %w", m.id, sqldb.Classify(err))
@@ -204,7 +204,7 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 // transaction (which holds the write lock), so that another process's step
 // or milestone declaration is neither overwritten nor noted twice.
 func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, lastSeq int64) error {
-	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+	return s.Store.update(ctx, it.Run, func(tx *sqlx.Tx) error {
 		fresh, err := loadState(ctx, tx, it.Run)
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 // mutateState changes the scheduler state in one transaction: it reads the
 // stored state again, applies change, writes it, and hands it back in st.
 func (s *Scheduler) mutateState(ctx context.Context, st *state, change func(*state)) error {
-	return s.Store.update(ctx, func(tx *sqlx.Tx) error {
+	return s.Store.update(ctx, st.Run, func(tx *sqlx.Tx) error {
 		return mutateStateTx(ctx, tx, st, change)
 	})
 }

@@ -120,7 +120,7 @@ func (s *Store) DeclareMilestone(ctx context.Context, run journal.Run, title str
 	if title == "" {
 		return errors.New("milestone: empty title")
 	}
-	return s.update(ctx, func(tx *sqlx.Tx) error {
+	return s.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		st, err := loadState(ctx, tx, run.ID)
 		if err != nil {
 			return err

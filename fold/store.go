@@ -41,9 +41,9 @@ func (s *Store) nextBlockRow() string {
 	return `(SELECT MAX(rowid) + 1 FROM blocks)`
 }
 
-// update runs fn in one write transaction.
-func (s *Store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	return s.db.Update(ctx, fn)
+// update runs fn in one write transaction of run (see sqldb.DB.Update).
+func (s *Store) update(ctx context.Context, run string, fn func(tx *sqlx.Tx) error) error {
+	return s.db.Update(ctx, run, fn)
 }
 
 // blockRow is the blocks table row.

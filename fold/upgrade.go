@@ -62,7 +62,7 @@ func (f *Folder) Upgrade(ctx context.Context, run journal.Run, b *Block) (*Block
 	if err != nil {
 		if !sum.Usage.IsZero() && ctx.Err() == nil {
 			// What the failed calls cost stays counted.
-			err = errors.Join(err, f.Store.update(ctx, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }))
+			err = errors.Join(err, f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }))
 		}
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (f *Folder) Upgrade(ctx context.Context, run journal.Run, b *Block) (*Block
 	up.Summarizer, up.SelfCheck, up.AwaitingLLM = sum.Summarizer, sum.SelfCheck, false
 	up.LLM = up.LLM.Add(LLMUsage{Calls: sum.Usage.Calls, PromptTokens: sum.Usage.PromptTokens, CompletionTokens: sum.Usage.CompletionTokens})
 	up.Tokens = f.Tokenizer.Count(up.Content)
-	err = f.Store.update(ctx, func(tx *sqlx.Tx) error {
+	err = f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		if err := addUsage(ctx, tx, run.ID, sum.Usage); err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (f *Folder) Upgrade(ctx context.Context, run journal.Run, b *Block) (*Block
 	})
 	if errors.Is(err, ErrUpgradeGone) {
 		// The calls were made and paid for: count them.
-		if uerr := f.Store.update(ctx, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }); uerr != nil {
+		if uerr := f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error { return addUsage(ctx, tx, run.ID, sum.Usage) }); uerr != nil {
 			return nil, errors.Join(err, uerr)
 		}
 	}
@@ -107,7 +107,7 @@ func (f *Folder) Upgrade(ctx context.Context, run journal.Run, b *Block) (*Block
 // It is for failures that asking again would repeat (a refused key, an
 // answer that is not a summary), not for a slow or absent endpoint.
 func (f *Folder) GiveUp(ctx context.Context, run journal.Run, b *Block, reason error) error {
-	return f.Store.update(ctx, func(tx *sqlx.Tx) error {
+	return f.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE blocks SET awaiting_llm = 0, summarizer = ? WHERE run_id = ? AND id = ? AND awaiting_llm = 1`,
 			FallbackName(reason), run.ID, b.ID)
 		if err != nil {

@@ -30,7 +30,7 @@ type AppendResult struct {
 // (ErrSeqOrder otherwise, and nothing is stored).
 func (s *Store) Append(ctx context.Context, runID, format string, events []Event) (AppendResult, error) {
 	var res AppendResult
-	err := s.update(ctx, func(tx *writeTx) error {
+	err := s.update(ctx, runID, func(tx *writeTx) error {
 		a, err := s.newAppender(ctx, tx, runID, format)
 		if err != nil {
 			return err

@@ -108,7 +108,7 @@ func (s *Store) ImportOpenAI(ctx context.Context, runID, name string, data []byt
 	if err != nil {
 		return res, &InputError{File: name, Message: -1, Err: err}
 	}
-	err = s.update(ctx, func(tx *writeTx) error {
+	err = s.update(ctx, runID, func(tx *writeTx) error {
 		a, err := s.newAppender(ctx, tx, runID, FormatOpenAI)
 		if err != nil {
 			return err

@@ -73,7 +73,7 @@ func (s *Store) importDelta(ctx context.Context, f *os.File, name, runID string,
 	if done, err := s.upToDate(ctx, f, abs, runID, st.Size(), &res); done || err != nil {
 		return res, err
 	}
-	err = s.update(ctx, func(tx *writeTx) error {
+	err = s.update(ctx, runID, func(tx *writeTx) error {
 		a, err := s.newAppender(ctx, tx, runID, FormatDelta)
 		if err != nil {
 			return err

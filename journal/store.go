@@ -101,12 +101,12 @@ type writeTx struct {
 // update runs fn in one write transaction: committed if fn returns nil,
 // rolled back otherwise. The afterCommit hooks fn registers run only after a
 // successful commit.
-func (s *Store) update(ctx context.Context, fn func(tx *writeTx) error) error {
+func (s *Store) update(ctx context.Context, run string, fn func(tx *writeTx) error) error {
 	if err := s.writes.Warm(ctx, writeSQL); err != nil {
 		return err
 	}
 	var wtx *writeTx
-	if err := s.db.Update(ctx, func(tx *sqlx.Tx) error {
+	if err := s.db.Update(ctx, run, func(tx *sqlx.Tx) error {
 		wtx = &writeTx{Tx: tx}
 		return fn(wtx)
 	}); err != nil {

@@ -125,7 +125,7 @@ const mentionInsertRows = 128
 // run's position to, in one transaction. It writes nothing when the
 // position is no longer after (another writer got there first).
 func (s *store) saveMentions(ctx context.Context, run string, after, to int, rows []mentionRow) error {
-	return s.update(ctx, func(tx *sqlx.Tx) error {
+	return s.update(ctx, run, func(tx *sqlx.Tx) error {
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err
 		}

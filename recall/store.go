@@ -105,8 +105,8 @@ func metaGenerationKey(worker string) string {
 	return "generation " + worker
 }
 
-func (s *store) update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	return s.db.Update(ctx, fn)
+func (s *store) update(ctx context.Context, run string, fn func(tx *sqlx.Tx) error) error {
+	return s.db.Update(ctx, run, fn)
 }
 
 // generation returns the index generation the stored positions describe.
@@ -123,7 +123,7 @@ func (s *store) generation(ctx context.Context, worker string) (string, error) {
 // position in every run, so that each run is indexed again from the start
 // when next caught up. Other workers' positions stay.
 func (s *store) adopt(ctx context.Context, worker, gen string) error {
-	return s.update(ctx, func(tx *sqlx.Tx) error {
+	return s.update(ctx, "", func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, metaGenerationKey(worker), gen); err != nil {
 			return err
@@ -153,7 +153,7 @@ func ensureState(ctx context.Context, tx *sqlx.Tx, run string) error {
 
 // saveIndexed records how far worker's index got for a run.
 func (s *store) saveIndexed(ctx context.Context, worker, run string, iter int, seq, block int64) error {
-	return s.update(ctx, func(tx *sqlx.Tx) error {
+	return s.update(ctx, run, func(tx *sqlx.Tx) error {
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ type change struct {
 // the recalls it added or refreshed, as stored.
 func (s *store) apply(ctx context.Context, run string, now, ttl int, c change) ([]Recall, error) {
 	var out []Recall
-	err := s.update(ctx, func(tx *sqlx.Tx) error {
+	err := s.update(ctx, run, func(tx *sqlx.Tx) error {
 		out = out[:0]
 		if err := ensureState(ctx, tx, run); err != nil {
 			return err

@@ -113,20 +113,23 @@ func (db *DB) Close() error {
 // committed if fn returns nil, rolled back otherwise. Busy and locked
 // errors from BEGIN and COMMIT come back wrapping ErrLocked.
 //
-// Write transactions take turns across processes on both backends:
-// SQLite's BEGIN IMMEDIATE takes the file's write lock, and on PostgreSQL
-// the transaction first takes an advisory lock (writeLock), so that a
-// read-then-write inside fn sees no other writer's rows appear between
-// them, as on SQLite.
-func (db *DB) Update(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+// run names the run fn writes, "" when it writes none or may write any.
+// Write transactions of one run take turns across processes on both
+// backends, so that a read-then-write inside fn sees no other writer's
+// rows of the run appear between them: SQLite's BEGIN IMMEDIATE takes the
+// file's write lock (every write waits for every other), and on PostgreSQL
+// the transaction first takes the run's advisory lock (writeLocks), so
+// that writes of different runs go on side by side; a write of "" waits
+// for them all, and they for it.
+func (db *DB) Update(ctx context.Context, run string, fn func(tx *sqlx.Tx) error) error {
 	tx, err := db.Write.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", Classify(err))
 	}
 	defer tx.Rollback()
 	if db.Dialect == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLock); err != nil {
-			return fmt.Errorf("wait for the write lock: %w", Classify(err))
+		if err := writeLocks(ctx, tx, run); err != nil {
+			return err
 		}
 	}
 	if err := fn(tx); err != nil {

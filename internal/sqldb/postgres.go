@@ -15,10 +15,32 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// writeLock is the key of the transaction-scoped advisory lock every
-// write transaction takes on PostgreSQL (DB.Update): "delta-memory write"
-// in ASCII, so that it does not clash with another application's keys.
-const writeLock int64 = 0x64_6d_77_72_69_74_65 // "dmwrite"
+// writeLocks takes the transaction-scoped advisory locks of a write of
+// run (DB.Update): the run's own and, shared, the whole database's; or
+// with run "" the whole database's alone. Their keys are hashes of names
+// of their own, apart from LockRun's: a sync holds its run's LockRun on
+// one connection while it writes on another.
+func writeLocks(ctx context.Context, tx *sqlx.Tx, run string) error {
+	var err error
+	if run == "" {
+		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('delta-memory write', 0))`)
+	} else {
+		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended('delta-memory write', 0)),
+			pg_advisory_xact_lock(hashtextextended('delta-memory write ' || ?, 0))`, run)
+	}
+	if err != nil {
+		return fmt.Errorf("wait for the write lock of %s: %w", orDatabase(run), Classify(err))
+	}
+	return nil
+}
+
+// orDatabase names what a lock of run covers.
+func orDatabase(run string) string {
+	if run == "" {
+		return "the database"
+	}
+	return "run " + run
+}
 
 // openPostgres connects to the PostgreSQL database dsn names and brings
 // its schema up to date. Nothing SQLite needs applies here: no pragmas, no

@@ -82,7 +82,7 @@ func TestPostgresTakesTheStoresSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.Close()
-	err = pg.Update(ctx, func(tx *sqlx.Tx) error {
+	err = pg.Update(ctx, "", func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, task) VALUES (?, ?)`, "r1", "it's a 'task'? yes"); err != nil {
 			return err
 		}
@@ -105,8 +105,9 @@ func TestPostgresTakesTheStoresSQL(t *testing.T) {
 	}
 }
 
-// A write that waits past the busy timeout for another's lock fails with
-// ErrLocked, as on SQLite.
+// A write that waits past the busy timeout for another's lock of the same
+// run fails with ErrLocked, as on SQLite; one of another run goes on, and
+// one of no run in particular waits for them all.
 func TestPostgresBusyWriterGivesErrLocked(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
@@ -123,18 +124,24 @@ func TestPostgresBusyWriterGivesErrLocked(t *testing.T) {
 	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
-		done <- a.Update(ctx, func(tx *sqlx.Tx) error {
+		done <- a.Update(ctx, "r1", func(tx *sqlx.Tx) error {
 			close(held)
 			<-release
 			return nil
 		})
 	}()
 	<-held
-	err = b.Update(ctx, func(tx *sqlx.Tx) error { return nil })
-	close(release)
+	err = b.Update(ctx, "r1", func(tx *sqlx.Tx) error { return nil })
 	if !errors.Is(err, sqldb.ErrLocked) {
-		t.Fatalf("second writer: %v, want ErrLocked", err)
+		t.Fatalf("a second writer of the run: %v, want ErrLocked", err)
 	}
+	if err := b.Update(ctx, "r2", func(tx *sqlx.Tx) error { return nil }); err != nil {
+		t.Fatalf("a writer of another run waited: %v", err)
+	}
+	if err := b.Update(ctx, "", func(tx *sqlx.Tx) error { return nil }); !errors.Is(err, sqldb.ErrLocked) {
+		t.Fatalf("a writer of the whole database: %v, want ErrLocked", err)
+	}
+	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +171,7 @@ func TestPostgresStoresTextSQLiteWould(t *testing.T) {
 	}
 	defer pg.Close()
 	raw := []byte("a\x00b\xffc")
-	err = pg.Update(ctx, func(tx *sqlx.Tx) error {
+	err = pg.Update(ctx, "", func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, task) VALUES (?, ?)`, "r", "nul\x00here \xff"); err != nil {
 			return err
 		}

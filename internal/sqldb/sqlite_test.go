@@ -125,7 +125,7 @@ func TestOneConnectionReadsThroughTheWriter(t *testing.T) {
 	if db.Read != db.Write || db.Write.Stats().OpenConnections != 1 {
 		t.Fatalf("one connection: read pool %p, write pool %p, %d open", db.Read, db.Write, db.Write.Stats().OpenConnections)
 	}
-	if err := db.Update(ctx, func(tx *sqlx.Tx) error {
+	if err := db.Update(ctx, "", func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES ('k', 'v')`)
 		return err
 	}); err != nil {
