@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -107,7 +108,7 @@ func (t copyTable) runColumn() string {
 // is next synced or searched there. progress, if set, is called after each
 // run.
 func Copy(ctx context.Context, from, to *Engine, opts CopyOptions, progress func(CopiedRun)) ([]CopiedRun, error) {
-	if !reflect.DeepEqual(from.Config, to.Config) || from.Tokenizer.Name() != to.Tokenizer.Name() {
+	if !reflect.DeepEqual(from.Config, to.Config) || from.Recall.Config() != to.Recall.Config() || from.Tokenizer.Name() != to.Tokenizer.Name() {
 		return nil, fmt.Errorf("%w: %s and %s are open with different settings (budget %d and %d, tokenizer %s and %s): the copy's window could not be checked against the source's; open both with the same settings file",
 			ErrCopySettings, from.Path(), sqldb.Redact(to.Path()), from.Config.Budget, to.Config.Budget, from.Tokenizer.Name(), to.Tokenizer.Name())
 	}
@@ -170,6 +171,7 @@ func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (Co
 	if have.rows["runs"] > 0 {
 		if have.sum == want.sum {
 			c.Action = "unchanged"
+			snap.Rollback() // an engine of one connection builds its window on it
 			c.WindowTokens, err = sameWindow(ctx, from, to, id)
 			return c, err
 		}
@@ -194,29 +196,26 @@ func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (Co
 		}
 		// The run's activity orders runs by their last append: the
 		// destination's rowid of its newest event (0 for a run with none).
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET activity = COALESCE((SELECT MAX(rowid) FROM events WHERE run_id = ?), 0) WHERE id = ?`, id, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET activity = COALESCE((SELECT MAX(rowid) FROM events WHERE run_id = ?), 0) WHERE id = ?`, id, id); err != nil {
+			return err
+		}
+		// The check, before the commit: a copy that differs is not kept.
+		got, err := digestRun(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return want.differs(got)
 	})
 	if err != nil {
 		return c, err
 	}
+	snap.Rollback() // an engine of one connection builds its window on it
 	if c.Action == "replaced" {
 		// The documents of the run's old copy in this worker's index
 		// (other workers notice theirs on their next catch-up).
 		if err := to.Recall.Forget(ctx, id); err != nil {
 			return c, err
 		}
-	}
-	if have, err = digestRun(ctx, to.db.Read, id); err != nil {
-		return c, err
-	}
-	if have.sum != want.sum {
-		for _, t := range copyTables {
-			if have.rows[t.name] != want.rows[t.name] {
-				return c, fmt.Errorf("table %s holds %d rows of the run after the copy, the source %d", t.name, have.rows[t.name], want.rows[t.name])
-			}
-		}
-		return c, errors.New("the copy's rows differ from the source's (the same number of them)")
 	}
 	c.WindowTokens, err = sameWindow(ctx, from, to, id)
 	return c, err
@@ -228,14 +227,34 @@ func copyRun(ctx context.Context, from, to *Engine, id string, replace bool) (Co
 type runDigest struct {
 	rows    map[string]int
 	sum     [sha256.Size]byte
+	tables  map[string][sha256.Size]byte
 	lastSeq int64
+}
+
+// differs says which table of a copy (got) does not hold the source's rows
+// (d), or nil when none.
+func (d runDigest) differs(got runDigest) error {
+	if got.sum == d.sum {
+		return nil
+	}
+	for _, t := range copyTables {
+		switch {
+		case got.rows[t.name] != d.rows[t.name]:
+			return fmt.Errorf("table %s would hold %d rows of the run, the source %d; nothing was copied", t.name, got.rows[t.name], d.rows[t.name])
+		case got.tables[t.name] != d.tables[t.name]:
+			return fmt.Errorf("table %s would hold other values than the source's (text PostgreSQL cannot hold as it is, a NUL byte or bytes that are not UTF-8, becomes U+FFFD); nothing was copied", t.name)
+		}
+	}
+	return errors.New("the copy's rows would differ from the source's; nothing was copied")
 }
 
 // digestRun reads a run's rows in every table Copy copies, through q.
 func digestRun(ctx context.Context, q sqlx.QueryerContext, run string) (runDigest, error) {
-	d := runDigest{rows: make(map[string]int, len(copyTables))}
+	d := runDigest{rows: make(map[string]int, len(copyTables)), tables: make(map[string][sha256.Size]byte, len(copyTables))}
 	h := sha256.New()
 	for _, t := range copyTables {
+		th := sha256.New()
+		h := io.MultiWriter(h, th)
 		rows, err := q.QueryxContext(ctx, `SELECT * FROM `+t.name+` WHERE `+t.runColumn()+` = ? ORDER BY `+t.order, run)
 		if err != nil {
 			return d, fmt.Errorf("read %s: %w", t.name, sqldb.Classify(err))
@@ -277,6 +296,9 @@ func digestRun(ctx context.Context, q sqlx.QueryerContext, run string) (runDiges
 		if err != nil {
 			return d, err
 		}
+		var ts [sha256.Size]byte
+		copy(ts[:], th.Sum(nil))
+		d.tables[t.name] = ts
 	}
 	copy(d.sum[:], h.Sum(nil))
 	return d, nil

@@ -2,11 +2,13 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/pgtest"
@@ -194,4 +196,46 @@ func TestCopyThroughPostgres(t *testing.T) {
 	}
 	url := pgtest.URL(t)
 	copyAround(t, copyFixture(t), url)
+}
+
+// A copy that would not hold the source's rows (text PostgreSQL cannot
+// hold as it is) is refused before its commit: the destination keeps
+// nothing of it. A source open with one connection does not hang the copy.
+func TestCopyIsCheckedBeforeItCommits(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	src, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "src.db"), Budget: 6000, OneConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	events, err := synth.Events(synth.Config{Seed: 40, Iterations: 20, RunID: "nul"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events[0].Payload = json.RawMessage(`{"run_id":"nul","task":"a task with a NUL \u0000 in it"}`)
+	if _, _, err := src.Append(ctx, "nul", events...); err != nil {
+		t.Fatal(err)
+	}
+	lite, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "dst.db"), Budget: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	if done, err := memory.Copy(ctx, src, lite, memory.CopyOptions{}, nil); err != nil || len(done) != 1 {
+		t.Fatalf("copy to SQLite from a source of one connection: %+v, %v", done, err)
+	}
+	pg, err := memory.Open(ctx, memory.Config{DBPath: pgtest.URL(t), Budget: 6000, IndexDir: filepath.Join(dir, "index")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	_, err = memory.Copy(ctx, src, pg, memory.CopyOptions{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "table runs would hold other values") {
+		t.Fatalf("copy of a NUL to PostgreSQL: %v, want it refused naming the table", err)
+	}
+	if _, err := pg.Journal.Run(ctx, "nul"); !errors.Is(err, journal.ErrRunNotFound) {
+		t.Fatalf("the refused copy left the run behind: %v", err)
+	}
 }

@@ -396,7 +396,9 @@ func (r *Recaller) Forget(ctx context.Context, run string) error {
 		if err := os.RemoveAll(r.dir); err != nil {
 			return fmt.Errorf("remove the recall index of run %s: %w", run, err)
 		}
-		return nil
+		// Removed on purpose: the next open makes a new index without
+		// warning that the old one was lost.
+		return r.store.forget(ctx, run, r.workerOf(run))
 	}
 	ix, err := r.index(ctx, run)
 	if err != nil {

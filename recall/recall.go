@@ -282,8 +282,14 @@ func (r *Recaller) useRun(ctx context.Context, run string) error {
 // Config returns the settings in use.
 func (r *Recaller) Config() Config { return r.cfg }
 
-// IndexPath returns where the index lives.
-func (r *Recaller) IndexPath() string { return r.dir }
+// IndexPath returns where the index lives: with an index per run, the
+// directory that holds them.
+func (r *Recaller) IndexPath() string {
+	if r.perRun {
+		return r.base
+	}
+	return r.dir
+}
 
 // Close waits until what was indexed is on disk and saves how far the
 // index got, then closes the index, if it was opened. When this Recaller
@@ -404,7 +410,7 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 		if note == "" && stored != "" {
 			note = fmt.Sprintf("recall index %s is not the one this database last wrote (lost or replaced); refilling it from the database", r.dir)
 		}
-		if err := r.store.adopt(ctx, worker, ix.generation); err != nil {
+		if err := r.store.adopt(ctx, r.ixRun, worker, ix.generation); err != nil {
 			ix.close()
 			return nil, "", err
 		}
@@ -419,11 +425,14 @@ func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress fun
 		return err
 	}
 	if r.perRun {
-		// Every run's index, under base: the catch-ups below make each
-		// again.
+		// Every run's index: the catch-ups below make each again.
+		for _, run := range runs {
+			if err := r.Forget(ctx, run.ID); err != nil {
+				return err
+			}
+		}
 		r.ixRun, r.dir = "", r.base
-	}
-	if err := os.RemoveAll(r.dir); err != nil {
+	} else if err := os.RemoveAll(r.dir); err != nil {
 		return fmt.Errorf("remove %s: %w", r.dir, err)
 	}
 	total, done := 0, 0

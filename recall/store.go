@@ -121,14 +121,27 @@ func (s *store) generation(ctx context.Context, worker string) (string, error) {
 
 // adopt records a new generation of the worker's index and forgets its
 // position in every run, so that each run is indexed again from the start
-// when next caught up. Other workers' positions stay.
-func (s *store) adopt(ctx context.Context, worker, gen string) error {
-	return s.update(ctx, "", func(tx *sqlx.Tx) error {
+// when next caught up. Other workers' positions stay. run is the run the
+// index holds ("" when it holds any, as SQLite's does), for the write lock.
+func (s *store) adopt(ctx context.Context, run, worker, gen string) error {
+	return s.update(ctx, run, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, metaGenerationKey(worker), gen); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ?`, worker)
+		return err
+	})
+}
+
+// forget drops what the database says of worker's index of run: its
+// generation and its position, as when the index is removed on purpose.
+func (s *store) forget(ctx context.Context, run, worker string) error {
+	return s.update(ctx, run, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_meta WHERE key = ?`, metaGenerationKey(worker)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ? AND run_id = ?`, worker, run)
 		return err
 	})
 }

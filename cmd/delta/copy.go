@@ -25,7 +25,10 @@ it is, so copying again changes nothing; one it holds with other contents (an ol
 stops the copy unless --replace. The recall index is not copied: --to builds its own from
 the database when a run is next synced or searched there.
 
-A PostgreSQL --to must exist (createdb NAME); its tables are made on first use.
+Both sides build the window with the same settings: --config, else the memory.yaml beside
+a SQLite --from, else the one beside a SQLite --to. A PostgreSQL --to must exist (createdb
+NAME); its tables are made on first use. Keep passwords out of the URLs with PGPASSWORD or
+~/.pgpass, which the driver reads.
 
 Examples:
    delta memory copy --from .delta/memory.db --to postgres://delta@db.internal/fleet
@@ -51,9 +54,13 @@ Examples:
 			}
 			// Both sides build the run's window with the same settings, or
 			// the check of the copy would compare two different windows:
-			// the settings file named, else the one beside a SQLite source.
-			if cfg.ConfigFile == "" && !sqldb.IsPostgres(from) {
-				if beside := filepath.Join(filepath.Dir(from), "memory.yaml"); fileExists(beside) {
+			// the settings file named, else the one beside a SQLite source,
+			// else the one beside a SQLite destination.
+			for _, db := range []string{from, to} {
+				if cfg.ConfigFile != "" || sqldb.IsPostgres(db) {
+					continue
+				}
+				if beside := filepath.Join(filepath.Dir(db), "memory.yaml"); fileExists(beside) {
 					cfg.ConfigFile = beside
 				}
 			}
