@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/delta-memory/delta-memory/internal/lockfile"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/window"
@@ -185,33 +184,14 @@ func (e *Engine) IndexIfDue(ctx context.Context, runID string, early int) (bool,
 
 // exclusive takes the lock of a run's syncs and imports, so that two syncs
 // of one run go one after the other: each sees the other's folds and
-// recalls instead of racing them. On SQLite it is the database's process
-// lock (memory.db.lock beside it), whatever the run; on PostgreSQL the
-// run's advisory lock (sqldb.DB.LockRun), or the whole database's when run
-// is "" (not known before the file is read). It waits up to
-// Config.LockWait, then fails with sqldb.ErrLocked.
-func (e *Engine) exclusive(ctx context.Context, run string) (releaser, error) {
-	if e.db.Dialect == sqldb.Postgres {
-		return e.db.LockRun(ctx, run, e.lockWait)
-	}
-	l, err := lockfile.Acquire(ctx, e.db.Path+".lock", e.lockWait)
-	if errors.Is(err, lockfile.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %w", sqldb.ErrLocked, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return fileLock{l}, nil
+// recalls instead of racing them (sqldb.DB.LockRun: the lock file beside a
+// SQLite database, whatever the run; PostgreSQL's advisory lock of the
+// run, or of the whole database when run is "", not known before the file
+// is read). It waits up to Config.LockWait, then fails with
+// sqldb.ErrLocked.
+func (e *Engine) exclusive(ctx context.Context, run string) (*sqldb.Lock, error) {
+	return e.db.LockRun(ctx, run, e.lockWait)
 }
-
-// releaser is a lock exclusive took.
-type releaser interface{ Release() }
-
-// fileLock is SQLite's lock file as a releaser.
-type fileLock struct{ l *lockfile.Lock }
-
-// Release unlocks the file.
-func (f fileLock) Release() { f.l.Release() }
 
 // emptyMemory is the computed file written before there is anything to
 // fold: valid Markdown that says why it is short.

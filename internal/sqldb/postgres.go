@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/lockfile"
 )
 
 // writeLocks takes the transaction-scoped advisory locks of a write of
@@ -215,33 +217,43 @@ func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
 
 // Lock is a lock LockRun took; Release lets the next holder in.
 type Lock struct {
+	// PostgreSQL's: the transaction that holds the advisory lock, on a
+	// connection of its own.
 	tx   *sql.Tx
 	conn *sql.Conn
+	// SQLite's: the lock file.
+	file *lockfile.Lock
 }
 
 // Release ends the lock's transaction, which releases it, and gives its
-// connection back. It may be called more than once.
+// connection back; or unlocks the file. It may be called more than once.
 func (l *Lock) Release() {
-	if l == nil || l.conn == nil {
+	if l == nil {
 		return
 	}
-	l.tx.Rollback()
-	l.conn.Close()
-	l.tx, l.conn = nil, nil
+	if l.file != nil {
+		l.file.Release()
+		l.file = nil
+	}
+	if l.conn != nil {
+		l.tx.Rollback()
+		l.conn.Close()
+		l.tx, l.conn = nil, nil
+	}
 }
 
-// LockRun takes PostgreSQL's lock of one run, held until Release: the
-// fleet's counterpart of SQLite's lock file beside the database. Syncs and
-// imports of one run take turns; those of different runs do not wait for
-// each other. With run "" it locks the whole database (an import whose run
+// LockRun takes the lock of one run's syncs and imports, held until
+// Release. On SQLite it is the lock file beside the database, whatever the
+// run (sqlite.go). On PostgreSQL syncs and imports of one run take turns;
+// those of different runs do not wait for each other. With run "" it locks the whole database (an import whose run
 // is not known before it reads the file), waiting for every run's holder
 // and keeping every run waiting. It is a transaction-scoped advisory lock
 // on a connection of its own: a worker that dies drops the connection,
 // and the server releases the lock. It waits up to wait, then fails with
 // ErrLocked.
 func (db *DB) LockRun(ctx context.Context, run string, wait time.Duration) (*Lock, error) {
-	if db.Dialect != Postgres {
-		return nil, fmt.Errorf("lock run %s: advisory locks are PostgreSQL's; SQLite uses the lock file", run)
+	if db.Dialect == SQLite {
+		return db.lockFile(ctx, wait)
 	}
 	conn, err := db.plain.Conn(ctx)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/delta-memory/delta-memory/internal/lockfile"
 	_ "modernc.org/sqlite" // the driver; stmtcache.go wraps its connector
 )
 
@@ -173,4 +175,18 @@ func (db *DB) Leave() error {
 		return db.Close()
 	}
 	return nil
+}
+
+// lockFile takes the lock file beside the database (path + ".lock"), which
+// a SQLite workspace's syncs and imports take in turn, whatever the run. It
+// waits up to wait, then fails with ErrLocked.
+func (db *DB) lockFile(ctx context.Context, wait time.Duration) (*Lock, error) {
+	l, err := lockfile.Acquire(ctx, db.Path+".lock", wait)
+	if errors.Is(err, lockfile.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %w", ErrLocked, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{file: l}, nil
 }
