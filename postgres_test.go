@@ -436,3 +436,46 @@ func TestPostgresRunsHaveTheirOwnIndex(t *testing.T) {
 		t.Fatalf("index directories %v (%v), want one per run", dirs, err)
 	}
 }
+
+// A reindex on PostgreSQL makes each run's index again, quietly (it removes
+// them on purpose), and every run is found after it.
+func TestPostgresReindexMakesEachRunsIndex(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	var warnings []string
+	e, err := memory.Open(ctx, memory.Config{DBPath: pgtest.URL(t), Budget: 4000, IndexDir: home,
+		Warn: func(w string) { warnings = append(warnings, w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ids := []string{"run-a", "run-b"}
+	for i, id := range ids {
+		events, err := synth.Events(synth.Config{Seed: uint64(50 + i), Iterations: 30, RunID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := e.Append(ctx, id, events...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Reindex(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Recall.IndexPath(); got != home {
+		t.Errorf("IndexPath() = %s, want the directory of the worker's indexes, %s", got, home)
+	}
+	for _, id := range ids {
+		run, err := e.Journal.Run(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := e.Retrieve(ctx, run, recall.Query{Keywords: []string{"tests"}, Limit: 5, DryRun: true})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("retrieve in %s after reindex: %d hits, %v", id, len(hits), err)
+		}
+	}
+	if len(warnings) != 0 {
+		t.Errorf("a reindex warned: %q", warnings)
+	}
+}
