@@ -273,6 +273,7 @@ func sameRun(t *testing.T, got, want *memory.Engine, id string) {
 // writing a run of killedIterations.
 const (
 	envKilledWriter  = "DELTA_TEST_KILLED_WRITER"
+	envKilledIndex   = "DELTA_TEST_KILLED_INDEX"
 	killedIterations = 800
 )
 
@@ -284,7 +285,9 @@ func TestPostgresKilledWriterHelper(t *testing.T) {
 		t.Skip("run by TestPostgresKilledWriterLeavesNothingHalfWritten")
 	}
 	ctx := context.Background()
-	e, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
+	// Its index goes in the killing test's directory: a killed process
+	// removes none of its own.
+	e, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: os.Getenv(envKilledIndex)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +322,7 @@ func killWriter(t *testing.T, after time.Duration) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestPostgresKilledWriterHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), envKilledWriter+"="+url)
+	cmd.Env = append(os.Environ(), envKilledWriter+"="+url, envKilledIndex+"="+filepath.Join(t.TempDir(), "index.bleve"))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

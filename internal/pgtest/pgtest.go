@@ -49,6 +49,9 @@ var (
 	once     sync.Once
 	srv      *server
 	startErr error
+	// indexHome is where the tests' PostgreSQL workers keep their recall
+	// indexes, made on the first URL and removed by Main.
+	indexHome string
 )
 
 // server is a running throwaway cluster.
@@ -65,7 +68,17 @@ type server struct {
 // and fails it when the server does not start.
 func URL(tb testing.TB) string {
 	tb.Helper()
-	once.Do(func() { srv, startErr = start() })
+	once.Do(func() {
+		srv, startErr = start()
+		if startErr == nil {
+			// A worker's indexes go under $DELTA_MEMORY_INDEX_HOME, else the
+			// user's cache: the tests keep theirs to themselves.
+			if home, err := os.MkdirTemp("", "delta-pgtest-index-"); err == nil {
+				indexHome = home
+				os.Setenv("DELTA_MEMORY_INDEX_HOME", home)
+			}
+		}
+	})
 	if errors.Is(startErr, errMissing) && os.Getenv(EnvRequired) == "" {
 		tb.Skipf("PostgreSQL half skipped: %v", startErr)
 	}
@@ -108,18 +121,15 @@ func SkipOnPostgres(tb testing.TB, what string) {
 	}
 }
 
-// Main runs the package's tests, then stops the server if one started. The
-// tests keep their caches (a PostgreSQL worker's recall index) in a
-// temporary directory, removed at the end.
+// Main runs the package's tests, then stops the server if one started, and
+// removes the directory of the recall indexes its tests made.
 func Main(m *testing.M) int {
-	cache, err := os.MkdirTemp("", "delta-pgtest-index-")
-	if err == nil {
-		os.Setenv("DELTA_MEMORY_INDEX_HOME", cache)
-		defer os.RemoveAll(cache)
-	}
 	code := m.Run()
 	if srv != nil {
 		srv.stop()
+	}
+	if indexHome != "" {
+		os.RemoveAll(indexHome)
 	}
 	return code
 }
