@@ -22,11 +22,7 @@ import (
 func copyFixture(t *testing.T) *memory.Engine {
 	t.Helper()
 	ctx := context.Background()
-	src, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 6000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { src.Close() })
+	src := mustOpen(t, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 6000})
 	for i, id := range []string{"first", "second"} {
 		events, err := synth.Events(synth.Config{Seed: uint64(20 + i), Iterations: 150, RunID: id})
 		if err != nil {
@@ -55,16 +51,8 @@ func copyFixture(t *testing.T) *memory.Engine {
 func copyAround(t *testing.T, src *memory.Engine, target string) {
 	t.Helper()
 	ctx := context.Background()
-	mid, err := memory.Open(ctx, memory.Config{DBPath: target, Budget: 6000, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mid.Close()
-	back, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "back.db"), Budget: 6000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer back.Close()
+	mid := mustOpen(t, memory.Config{DBPath: target, Budget: 6000, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
+	back := mustOpen(t, memory.Config{DBPath: filepath.Join(t.TempDir(), "back.db"), Budget: 6000})
 	for _, hop := range [][2]*memory.Engine{{src, mid}, {mid, back}} {
 		for pass, want := range []string{"copied", "unchanged"} {
 			done, err := memory.Copy(ctx, hop[0], hop[1], memory.CopyOptions{}, nil)
@@ -135,11 +123,7 @@ func copyAround(t *testing.T, src *memory.Engine, target string) {
 func TestCopyEdgeCases(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	src, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "src.db"), Budget: 6000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := mustOpen(t, memory.Config{DBPath: filepath.Join(dir, "src.db"), Budget: 6000})
 	empty := filepath.Join(dir, "empty.json")
 	if err := os.WriteFile(empty, []byte("[]"), 0o644); err != nil {
 		t.Fatal(err)
@@ -147,19 +131,11 @@ func TestCopyEdgeCases(t *testing.T) {
 	if _, _, err := src.Import(ctx, empty, journal.ImportOptions{Format: journal.FormatOpenAI, RunID: "empty"}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "other.db"), Budget: 8000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := mustOpen(t, memory.Config{DBPath: filepath.Join(dir, "other.db"), Budget: 8000})
 	if _, err := memory.Copy(ctx, src, other, memory.CopyOptions{}, nil); !errors.Is(err, memory.ErrCopySettings) {
 		t.Fatalf("copy between budgets 6000 and 8000: %v, want ErrCopySettings", err)
 	}
-	dst, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "dst.db"), Budget: 6000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
+	dst := mustOpen(t, memory.Config{DBPath: filepath.Join(dir, "dst.db"), Budget: 6000})
 	runs, err := src.Journal.Runs(ctx)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("the source holds %v (%v), want the run without events", runs, err)
@@ -205,11 +181,7 @@ func TestCopyIsCheckedBeforeItCommits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	src, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "src.db"), Budget: 6000, OneConnection: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := mustOpen(t, memory.Config{DBPath: filepath.Join(dir, "src.db"), Budget: 6000, OneConnection: true})
 	events, err := synth.Events(synth.Config{Seed: 40, Iterations: 20, RunID: "nul"})
 	if err != nil {
 		t.Fatal(err)
@@ -218,19 +190,11 @@ func TestCopyIsCheckedBeforeItCommits(t *testing.T) {
 	if _, _, err := src.Append(ctx, "nul", events...); err != nil {
 		t.Fatal(err)
 	}
-	lite, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(dir, "dst.db"), Budget: 6000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lite.Close()
+	lite := mustOpen(t, memory.Config{DBPath: filepath.Join(dir, "dst.db"), Budget: 6000})
 	if done, err := memory.Copy(ctx, src, lite, memory.CopyOptions{}, nil); err != nil || len(done) != 1 {
 		t.Fatalf("copy to SQLite from a source of one connection: %+v, %v", done, err)
 	}
-	pg, err := memory.Open(ctx, memory.Config{DBPath: pgtest.URL(t), Budget: 6000, IndexDir: filepath.Join(dir, "index")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
+	pg := mustOpen(t, memory.Config{DBPath: pgtest.URL(t), Budget: 6000, IndexDir: filepath.Join(dir, "index")})
 	_, err = memory.Copy(ctx, src, pg, memory.CopyOptions{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "table runs would hold other values") {
 		t.Fatalf("copy of a NUL to PostgreSQL: %v, want it refused naming the table", err)

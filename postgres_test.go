@@ -22,22 +22,24 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
+// mustOpen opens an engine on cfg, closed when the test ends.
+func mustOpen(t *testing.T, cfg memory.Config) *memory.Engine {
+	t.Helper()
+	e, err := memory.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 // openBoth opens an engine on a new SQLite file and one on a new
 // PostgreSQL database, with the same settings.
 func openBoth(t *testing.T, budget int) (lite, pg *memory.Engine) {
 	t.Helper()
-	ctx := context.Background()
 	url := pgtest.URL(t)
-	lite, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lite.Close() })
-	pg, err = memory.Open(ctx, memory.Config{DBPath: url, Budget: budget, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
+	lite = mustOpen(t, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	pg = mustOpen(t, memory.Config{DBPath: url, Budget: budget, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
 	return lite, pg
 }
 
@@ -201,16 +203,8 @@ func TestPostgresConcurrentWritersLoseNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer check.Close()
-	alone, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alone.Close()
+	check := mustOpen(t, memory.Config{DBPath: url, Budget: 4000, IndexDir: filepath.Join(t.TempDir(), "index.bleve")})
+	alone := mustOpen(t, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
 	for w := 0; w < 4; w++ {
 		id := fmt.Sprintf("worker%d", w)
 		own, _ := synth.Events(synth.Config{Seed: uint64(w + 1), Iterations: 60, RunID: id})
@@ -287,10 +281,7 @@ func TestPostgresKilledWriterHelper(t *testing.T) {
 	ctx := context.Background()
 	// Its index goes in the killing test's directory: a killed process
 	// removes none of its own.
-	e, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: os.Getenv(envKilledIndex)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustOpen(t, memory.Config{DBPath: url, Budget: 4000, IndexDir: os.Getenv(envKilledIndex)})
 	events, err := synth.Events(synth.Config{Seed: 3, Iterations: killedIterations, RunID: "killed"})
 	if err != nil {
 		t.Fatal(err)
@@ -344,11 +335,7 @@ func killWriter(t *testing.T, after time.Duration) {
 		t.Skip("the writer finished before it was killed: this machine is too fast for the test's timing")
 	}
 
-	e, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: filepath.Join(t.TempDir(), "index.bleve"), LockWait: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := mustOpen(t, memory.Config{DBPath: url, Budget: 4000, IndexDir: filepath.Join(t.TempDir(), "index.bleve"), LockWait: 5 * time.Second})
 	// Each write is one transaction: the events are all there or none are,
 	// and the run's counters say what its rows hold.
 	all, err := synth.Events(synth.Config{Seed: 3, Iterations: killedIterations, RunID: "killed"})
@@ -375,11 +362,7 @@ func killWriter(t *testing.T, after time.Duration) {
 	if _, _, err := e.Append(ctx, "killed", all...); err != nil {
 		t.Fatalf("the next writer: %v", err)
 	}
-	alone, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alone.Close()
+	alone := mustOpen(t, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 4000})
 	if _, _, err := alone.Append(ctx, "killed", all...); err != nil {
 		t.Fatal(err)
 	}
@@ -393,15 +376,8 @@ func TestPostgresRunsHaveTheirOwnIndex(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	home := t.TempDir()
-	open := func() *memory.Engine {
-		e, err := memory.Open(ctx, memory.Config{DBPath: url, Budget: 4000, IndexDir: home})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	a, b := open(), open()
+	cfg := memory.Config{DBPath: url, Budget: 4000, IndexDir: home}
+	a, b := mustOpen(t, cfg), mustOpen(t, cfg)
 	for i, id := range []string{"run-a", "run-b"} {
 		events, err := synth.Events(synth.Config{Seed: uint64(30 + i), Iterations: 40, RunID: id})
 		if err != nil {
@@ -446,12 +422,8 @@ func TestPostgresReindexMakesEachRunsIndex(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
 	var warnings []string
-	e, err := memory.Open(ctx, memory.Config{DBPath: pgtest.URL(t), Budget: 4000, IndexDir: home,
+	e := mustOpen(t, memory.Config{DBPath: pgtest.URL(t), Budget: 4000, IndexDir: home,
 		Warn: func(w string) { warnings = append(warnings, w) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	ids := []string{"run-a", "run-b"}
 	for i, id := range ids {
 		events, err := synth.Events(synth.Config{Seed: uint64(50 + i), Iterations: 30, RunID: id})

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
 
@@ -90,12 +91,18 @@ func WorkerOf(db *sqldb.DB, dir string) string {
 	if db.Dialect != sqldb.Postgres {
 		return ""
 	}
-	host, _ := os.Hostname()
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	return host + ":" + dir
+	return hostname() + ":" + dir
 }
+
+// hostname is this host's name, read once: WorkerOf runs on every read of
+// a run's positions.
+var hostname = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return h
+})
 
 // metaGenerationKey is the recall_meta key of a worker's index generation.
 func metaGenerationKey(worker string) string {

@@ -17,20 +17,33 @@ import (
 	"github.com/delta-memory/delta-memory/internal/lockfile"
 )
 
-// writeLocks takes the transaction-scoped advisory locks of a write of
-// run (DB.Update): the run's own and, shared, the whole database's; or
-// with run "" the whole database's alone. Their keys are hashes of names
-// of their own, apart from LockRun's: a sync holds its run's LockRun on
-// one connection while it writes on another.
-func writeLocks(ctx context.Context, tx *sqlx.Tx, run string) error {
-	var err error
+// advisoryLocks takes, in an open transaction, the transaction-scoped
+// advisory locks of run within one family of locks (scope): the run's own
+// and, shared, the whole database's; or with run "" the whole database's
+// alone, which waits for every run's holder and keeps them all waiting.
+// Each family's keys are hashes of names of its own. The SQL is
+// PostgreSQL's own: LockRun's connection does not go through rewrite.go.
+func advisoryLocks(ctx context.Context, tx sqlx.ExecerContext, scope, run string) error {
 	if run == "" {
-		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('delta-memory write', 0))`)
-	} else {
-		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended('delta-memory write', 0)),
-			pg_advisory_xact_lock(hashtextextended('delta-memory write ' || ?, 0))`, run)
+		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, scope)
+		return err
 	}
-	if err != nil {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0)),
+		pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))`, scope, run)
+	return err
+}
+
+// The families of advisory locks: a run's writes (DB.Update), and its syncs
+// and imports (LockRun). They are apart because a sync holds its run's
+// LockRun on one connection while it writes on another.
+const (
+	writeScope = "delta-memory write"
+	runScope   = "delta-memory run"
+)
+
+// writeLocks takes the locks of a write of run (DB.Update).
+func writeLocks(ctx context.Context, tx *sqlx.Tx, run string) error {
+	if err := advisoryLocks(ctx, tx, writeScope, run); err != nil {
 		return fmt.Errorf("wait for the write lock of %s: %w", orDatabase(run), Classify(err))
 	}
 	return nil
@@ -265,26 +278,13 @@ func (db *DB) LockRun(ctx context.Context, run string, wait time.Duration) (*Loc
 		return nil, fmt.Errorf("lock run %s: %w", run, Classify(err))
 	}
 	l := &Lock{tx: tx, conn: conn}
-	take := func(q string, args ...any) error {
-		_, err := tx.ExecContext(ctx, q, args...)
-		return err
-	}
-	err = take(fmt.Sprintf("SET LOCAL lock_timeout = %d", max(wait.Milliseconds(), 1)))
-	if err == nil && run == "" {
-		err = take(`SELECT pg_advisory_xact_lock(hashtextextended('delta-memory database', 0))`)
-	} else if err == nil {
-		err = take(`SELECT pg_advisory_xact_lock_shared(hashtextextended('delta-memory database', 0))`)
-		if err == nil {
-			err = take(`SELECT pg_advisory_xact_lock(hashtextextended('delta-memory run ' || $1, 0))`, run)
-		}
+	_, err = tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", max(wait.Milliseconds(), 1)))
+	if err == nil {
+		err = advisoryLocks(ctx, tx, runScope, run)
 	}
 	if err != nil {
 		l.Release()
-		what := "run " + run
-		if run == "" {
-			what = "the database"
-		}
-		return nil, fmt.Errorf("lock %s (another sync or import holds it): %w", what, Classify(err))
+		return nil, fmt.Errorf("lock %s (another sync or import holds it): %w", orDatabase(run), Classify(err))
 	}
 	return l, nil
 }
