@@ -83,6 +83,7 @@ type fileRecall struct {
 	IndexEvery        int     `yaml:"index_every" json:"index_every"`
 	SecondHop         int     `yaml:"second_hop" json:"second_hop"`
 	Nearby            int     `yaml:"nearby" json:"nearby"`
+	Concepts          float64 `yaml:"concepts" json:"concepts"`
 }
 
 type fileImportance struct {
@@ -119,7 +120,7 @@ func DefaultFileConfig() FileConfig {
 		Pressure: filePressure{High: f.PressureHigh, Low: f.PressureLow, Urgent: f.PressureUrgent},
 		Interval: fileInterval{Calm: f.IntervalCalm, Busy: f.IntervalBusy, Pressed: f.IntervalPressed, BusyAt: f.IntervalBusyAt},
 		Recall: fileRecall{TTL: r.TTL, ImplicitThreshold: r.ImplicitThreshold, MaxImplicit: r.MaxImplicit, MaxError: r.MaxError,
-			Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby},
+			Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby, Concepts: r.Concepts},
 		Importance: fileImportance{Recency: f.Weights.Recency, Access: f.Weights.Access, Error: f.Weights.Error,
 			StateChange: f.Weights.StateChange, HalfLife: f.RecencyHalfLife},
 	}
@@ -296,5 +297,5 @@ func (fc FileConfig) FoldConfig() fold.Config {
 func (fc FileConfig) RecallConfig() recall.Config {
 	r := fc.Recall
 	return recall.Config{TTL: r.TTL, ImplicitThreshold: r.ImplicitThreshold, MaxImplicit: r.MaxImplicit, MaxError: r.MaxError,
-		Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby}
+		Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby, Concepts: r.Concepts}
 }

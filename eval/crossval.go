@@ -23,15 +23,18 @@ type Candidate struct {
 // Candidates are the settings a cross-validation chooses among: how many
 // of a question's best hits bring their neighbours (recall.focus), whether
 // a second search runs on the words the first hits share
-// (recall.second_hop), and how far around a hit the nearby signal looks
-// (recall.nearby). The first is the default.
+// (recall.second_hop), how far around a hit the nearby signal looks
+// (recall.nearby), and how much the concept signal weighs
+// (recall.concepts). The first is the default.
 var Candidates = []Candidate{
-	{Name: "focus 5, second hop 8, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, 8, 2 }},
-	{Name: "focus 5, second hop 8, nearby 5", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, 8, 5 }},
-	{Name: "focus 5, second hop 8, no nearby", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, 8, -1 }},
-	{Name: "focus 5, no second hop, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 5, -1, 2 }},
-	{Name: "focus 1, no second hop, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 1, -1, 2 }},
-	{Name: "focus 10, second hop 8, nearby 2", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby = 10, 8, 2 }},
+	{Name: "focus 5, second hop 8, nearby 2, concepts 0.25", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 5, 8, 2, 0.25 }},
+	{Name: "focus 5, second hop 8, nearby 5, concepts 0.25", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 5, 8, 5, 0.25 }},
+	{Name: "focus 5, second hop 8, no nearby, concepts 0.25", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 5, 8, -1, 0.25 }},
+	{Name: "focus 5, no second hop, nearby 2, concepts 0.25", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 5, -1, 2, 0.25 }},
+	{Name: "focus 1, no second hop, nearby 2, concepts 0.25", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 1, -1, 2, 0.25 }},
+	{Name: "focus 10, second hop 8, nearby 2, concepts 0.25", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 10, 8, 2, 0.25 }},
+	{Name: "focus 5, second hop 8, nearby 2, no concepts", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 5, 8, 2, -1 }},
+	{Name: "focus 5, second hop 8, nearby 2, concepts 0.5", Recall: func(c *recall.Config) { c.Focus, c.SecondHop, c.Nearby, c.Concepts = 5, 8, 2, 0.5 }},
 }
 
 // CrossValidation holds the held-out figures of a cross-validation: each

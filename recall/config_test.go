@@ -1,6 +1,9 @@
 package recall
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
@@ -31,6 +34,10 @@ func TestConfigValidate(t *testing.T) {
 		{"no nearby signal", Config{Nearby: -1}, true},
 		{"nearby over 64 iterations", Config{Nearby: 64}, true},
 		{"nearby past 64 iterations", Config{Nearby: 65}, false},
+		{"no concept signal", Config{Concepts: -1}, true},
+		{"concepts weighed as much as words", Config{Concepts: 1}, true},
+		{"concepts past 4", Config{Concepts: 4.5}, false},
+		{"concepts not a number", Config{Concepts: math.NaN()}, false},
 	} {
 		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: %+v gives %v", tc.name, tc.cfg, err)

@@ -32,6 +32,10 @@ type document struct {
 	level  int
 	failed bool
 	text   string
+	// said is an iteration's prose (its user messages and thought), whose
+	// words are also indexed as concepts: tool calls and outputs name
+	// files and values more than things a lexicon knows.
+	said string
 	// ids are the entities the content names anywhere, outputs included.
 	// An iteration's acts (those its thoughts and actions name: arguments,
 	// commands, error lines) and changed (those it created, modified,
@@ -55,6 +59,9 @@ func (d *document) fields() map[string]any {
 		f[fieldSummary] = d.text
 	} else {
 		f[fieldText] = d.text
+		if strings.TrimSpace(d.said) != "" {
+			f[fieldConcepts] = d.said
+		}
 	}
 	if d.failed {
 		f[fieldFailed] = "1"
@@ -92,7 +99,7 @@ func iterationDoc(it *journal.Iteration) document {
 	d := document{id: docID(KindIteration, strconv.Itoa(it.Number), it.Run), run: it.Run, kind: KindIteration, first: it.Number, last: it.Number}
 	var text, named strings.Builder
 	n := readNames(it, &text, &named)
-	d.failed, d.acts, d.changed, d.args = n.failed, n.acts, n.changed, n.args
+	d.failed, d.acts, d.changed, d.args, d.said = n.failed, n.acts, n.changed, n.args, n.said
 	d.ids = d.acts
 	out := entityIDs(named.String())
 	for _, e := range out {
@@ -116,6 +123,8 @@ type iterationNames struct {
 	// (argValues).
 	args   []string
 	failed bool
+	// said is its user messages and thought: what it says in prose.
+	said string
 }
 
 // Bounds of argValues: a value longer than maxArgValue is text (a thought,
@@ -176,8 +185,9 @@ func readNames(it *journal.Iteration, text, named *strings.Builder) iterationNam
 	}
 	acts.WriteString(it.Thought)
 	acts.WriteByte('\n')
+	n.said = acts.String()
 	if text != nil {
-		text.WriteString(acts.String())
+		text.WriteString(n.said)
 	}
 	for i := range it.Calls {
 		c := &it.Calls[i]

@@ -16,6 +16,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/delta-memory/delta-memory/internal/lexicon"
 )
 
 // ErrIndexLocked is returned when another process held the index for
@@ -114,7 +116,9 @@ var schemaKey = []byte("delta-memory/schema")
 // indexSchema 4: iteration ranges as span terms, not numeric fields.
 // indexSchema 5: entities and spans a line each in one value, not lists.
 // indexSchema 6: no acts or changed fields (the triggers look in SQLite).
-const indexSchema = "6"
+// indexSchema 7: iterations' concepts (concepts.go), numbered by the
+// lexicon's table, whose version is part of the schema.
+const indexSchema = "7." + lexicon.Version
 
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {

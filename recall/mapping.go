@@ -29,6 +29,9 @@ const (
 	// of its own so that summaries, which repeat a range's salient words,
 	// do not lower those words' weight in the iterations' text.
 	fieldSummary = "summary"
+	// fieldConcepts is an iteration's prose (user messages and thought) as
+	// the concepts its words name and those above them (concepts.go).
+	fieldConcepts = "concepts"
 	// fieldIDs holds entities whole and lower-cased (data/cache_3d5a4.json,
 	// retry_budget, v8.20-1c1), for exact matches that word analysis
 	// would split apart.
@@ -55,6 +58,13 @@ const (
 // wordsTokenizer, which splits words as the unicode tokenizer does, and
 // with stemFilter, which gives the same stems faster.
 const analyzerText = "delta_en"
+
+// analyzerWords splits and filters words as analyzerText does, but keeps
+// them whole, for the lexicon; analyzerConcepts turns them into concepts.
+const (
+	analyzerWords    = "delta_plain"
+	analyzerConcepts = "delta_concepts"
+)
 
 // newMapping is the index's mapping: BM25 scoring, a static document
 // mapping (nothing indexed by accident), and nothing stored but what a hit
@@ -85,6 +95,14 @@ func newMapping() (mapping.IndexMapping, error) {
 		"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, stemFilter},
 	}); err != nil {
 		return nil, err
+	}
+	for name, filters := range map[string][]string{
+		analyzerWords:    {en.PossessiveName, lowercase.Name, en.StopName},
+		analyzerConcepts: {en.PossessiveName, lowercase.Name, en.StopName, conceptFilter},
+	} {
+		if err := im.AddCustomAnalyzer(name, map[string]any{"type": custom.Name, "tokenizer": wordsTokenizer, "token_filters": filters}); err != nil {
+			return nil, err
+		}
 	}
 	doc := bleve.NewDocumentStaticMapping()
 	kw := func(index, store bool) *mapping.FieldMapping {
@@ -124,6 +142,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(fieldFailed, kw(false, true))
 	doc.AddFieldMappingsAt(fieldText, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldSummary, text(analyzerText))
+	doc.AddFieldMappingsAt(fieldConcepts, text(analyzerConcepts))
 	doc.AddFieldMappingsAt(fieldIDs, text(analyzerID))
 	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im.DefaultMapping = doc

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,11 @@ type Config struct {
 	// hit count as around it, for the nearby signal (nearby.go; default
 	// 2, the exchange before and after a turn; -1 for none).
 	Nearby int
+	// Concepts is the weight of the concept signal in a recall that fills
+	// the window (concepts.go): the search of the concepts the question's
+	// words name, added to the word search at this share of its scale
+	// (default 0.25; -1 for none).
+	Concepts float64
 }
 
 // maxIndexEvery bounds Config.IndexEvery: an explicit recall catches up
@@ -112,7 +118,7 @@ func (c Config) FadeEvery() int { return fadeTTLs * c.TTL }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8, Nearby: 2}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8, Nearby: 2, Concepts: 0.25}
 }
 
 func (c Config) withDefaults() Config {
@@ -151,6 +157,12 @@ func (c Config) withDefaults() Config {
 		c.SecondHop = 0
 	}
 	switch {
+	case c.Concepts == 0:
+		c.Concepts = d.Concepts
+	case c.Concepts < 0:
+		c.Concepts = 0
+	}
+	switch {
 	case c.Nearby == 0:
 		c.Nearby = d.Nearby
 	case c.Nearby < 0:
@@ -181,6 +193,9 @@ func (c Config) Validate() error {
 	}
 	if c.Nearby > 64 {
 		return fmt.Errorf("recall nearby %d: want -1 (none) to 64 iterations", c.Nearby)
+	}
+	if math.IsNaN(c.Concepts) || c.Concepts > 4 {
+		return fmt.Errorf("recall concepts %g: want -1 (none) to 4, the weight of the concept search against the word search", c.Concepts)
 	}
 	if c.Context > 8 {
 		return fmt.Errorf("recall context %d: want -1 (none) to 8 iterations", c.Context)

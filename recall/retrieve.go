@@ -72,6 +72,9 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 	}
 	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
 	hits, err := ix.search(ctx, l)
+	if err == nil && q.Fill && len(named) == 0 {
+		hits, err = ix.addConcepts(ctx, l, hits, r.cfg.Concepts)
+	}
 	if err == nil {
 		// A lone word is also looked up whole (ids), but only what reads
 		// as an identifier (named) makes the query a lookup.

@@ -32,6 +32,9 @@ type lookup struct {
 	// ids are entity terms matched whole against the documents' entities,
 	// boosted over words.
 	ids []string
+	// concepts, when set, is a query of fieldConcepts, scored with the
+	// others.
+	concepts query.Query
 	// kind, when set, keeps one kind of document.
 	kind string
 	// before, when > 0, keeps documents that end before that iteration;
@@ -67,6 +70,9 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		tq.SetField(fieldIDs)
 		tq.SetBoost(idBoost)
 		should = append(should, tq)
+	}
+	if l.concepts != nil {
+		should = append(should, l.concepts)
 	}
 	if len(should) == 0 {
 		return nil, nil

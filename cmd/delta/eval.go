@@ -70,7 +70,7 @@ with the mean context tokens, beside the recent and bm25-turns baselines. Malfor
 ids ("D8:6; D9:17", "D:11:26") are parsed where possible and counted.
 
 With --cv, each conversation is also evaluated with every recall setting eval tries
-(recall.focus, recall.second_hop, recall.nearby), and reported with the one that did best on the other
+(recall.focus, recall.second_hop, recall.nearby, recall.concepts), and reported with the one that did best on the other
 conversations: held-out figures, beside the figures of the default settings on the whole file.
 
 Examples:

@@ -1,0 +1,146 @@
+// Package lexicon relates English words to the concepts they name and to
+// the broader concepts above those: "swimming" names a water sport, which
+// is a sport, which is a recreation. A question about "sports" then
+// reaches a turn about swimming that shares none of its words.
+//
+// The data is derived from WordNet 3.0 (Princeton University; see
+// WORDNET-LICENSE) by ./gen: for each noun and verb of one word, the
+// synset of its commonest sense and up to three levels of hypernyms. Only
+// the commonest sense is kept: a word's rarer senses ("kid" as a verb, to
+// tease) bring more noise than reach.
+package lexicon
+
+import (
+	_ "embed"
+	"strings"
+)
+
+// data is the table ./gen writes, one line per lemma and part of speech,
+// in byte order: looked up in place by binary search, so that a process
+// that reads a few words pays nothing to load the rest.
+//
+//go:embed wordnet.txt
+var data string
+
+// Version names the table: the first twelve hex digits of its SHA-256
+// (a test checks it). Concepts are numbered anew whenever ./gen runs, so
+// an index of concepts is only good with the table it was made with, and
+// the recall index's schema includes this.
+const Version = "a36fc05ad516"
+
+// Part of speech, as the table's first column spells it.
+const (
+	noun = "n"
+	verb = "v"
+)
+
+// find returns the fields after key of the table's line that starts with
+// key and a tab (key is "n\tword", say), if there is one.
+func find(key string) ([]string, bool) {
+	lo, hi := 0, len(data) // a line starts at lo; the one sought starts before hi
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo + strings.LastIndexByte(data[lo:mid], '\n') + 1
+		end := strings.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data) - start
+		}
+		line := data[start : start+end]
+		switch c := compareKey(line, key); {
+		case c == 0:
+			return strings.Split(line[len(key)+1:], "\t"), true
+		case c < 0:
+			lo = start + end + 1
+		default:
+			hi = start
+		}
+	}
+	return nil, false
+}
+
+// compareKey compares a line's key (up to its second tab) with key.
+func compareKey(line, key string) int {
+	k := line
+	if i := strings.IndexByte(line, '\t'); i >= 0 {
+		if j := strings.IndexByte(line[i+1:], '\t'); j >= 0 {
+			k = line[:i+1+j]
+		}
+	}
+	return strings.Compare(k, key)
+}
+
+// detach lists WordNet's rules for a word's lemma, by part of speech: the
+// ending to take off and the one to put on.
+var detach = map[string][][2]string{
+	noun: {{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"}},
+	verb: {{"s", ""}, {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""}},
+}
+
+// lookup finds a lower-case word's entry as part of speech pos: an
+// irregular form's lemma, the word itself, or the first lemma a detaching
+// rule gives. It returns the concept the word names and the concepts
+// above it, comma-separated.
+func lookup(word, pos string) (own, above string, ok bool) {
+	if word == "" || strings.ContainsAny(word, "\t\n") {
+		return "", "", false
+	}
+	if f, ok := find(pos + "!\t" + word); ok && len(f) > 0 {
+		word = f[0]
+	} else if f, ok := find(pos + "\t" + word); ok {
+		return entry(f)
+	} else {
+		for _, r := range detach[pos] {
+			if len(word) > len(r[0])+1 && strings.HasSuffix(word, r[0]) {
+				if f, ok := find(pos + "\t" + word[:len(word)-len(r[0])] + r[1]); ok {
+					return entry(f)
+				}
+			}
+		}
+		return "", "", false
+	}
+	if f, ok := find(pos + "\t" + word); ok {
+		return entry(f)
+	}
+	return "", "", false
+}
+
+func entry(f []string) (own, above string, ok bool) {
+	if len(f) == 0 {
+		return "", "", false
+	}
+	if len(f) > 1 {
+		above = f[1]
+	}
+	return f[0], above, true
+}
+
+// Named appends to dst the concepts a lower-case word names: its
+// commonest sense as a noun and as a verb. Concepts are short terms
+// ("c5m"), the same for every word of a synset.
+func Named(dst []string, word string) []string {
+	for _, pos := range []string{noun, verb} {
+		if own, _, ok := lookup(word, pos); ok {
+			dst = append(dst, "c"+own)
+		}
+	}
+	return dst
+}
+
+// Broader appends to dst the concepts a lower-case word names (Named) and
+// those up to three levels above them: what a document holding the word is
+// about, at several levels of generality.
+func Broader(dst []string, word string) []string {
+	for _, pos := range []string{noun, verb} {
+		own, above, ok := lookup(word, pos)
+		if !ok {
+			continue
+		}
+		dst = append(dst, "c"+own)
+		for above != "" {
+			id, rest, _ := strings.Cut(above, ",")
+			dst = append(dst, "c"+id)
+			above = rest
+		}
+	}
+	return dst
+}
