@@ -82,8 +82,9 @@ func (c *conceptualizer) broader(term []byte) []string {
 const commonConcept = 10
 
 // conceptQuery is the query for the concepts a question's words name, less
-// those held by more than a tenth of the index's documents; nil when none
-// is left.
+// those held by more than a tenth of the index's documents, or by more than
+// commonTerm (on a long run, scoring them is what a search spends its time
+// on); nil when none is left.
 func (ix *index) conceptQuery(ctx context.Context, words string) (query.Query, error) {
 	an := ix.bi.Mapping().AnalyzerNamed(analyzerWords)
 	if an == nil {
@@ -106,7 +107,7 @@ func (ix *index) conceptQuery(ctx context.Context, words string) (query.Query, e
 	}
 	var keep []query.Query
 	for _, c := range named {
-		if df := dfs[c]; df > 0 && df*commonConcept <= total {
+		if df := dfs[c]; df > 0 && df*commonConcept <= total && df <= commonTerm {
 			tq := bleve.NewTermQuery(c)
 			tq.SetField(fieldConcepts)
 			keep = append(keep, tq)
@@ -131,8 +132,13 @@ func (ix *index) addConcepts(ctx context.Context, l lookup, hits []Hit, weight f
 	if err != nil || cq == nil {
 		return hits, err
 	}
+	// As many concept hits as a recall takes (the word search asked for
+	// more, to allow for overlaps): each costs a read of its stored
+	// fields, and the concept part of a score is at most weight, so hits
+	// further down its ranking rarely rise.
 	cl := l
 	cl.words, cl.ids, cl.concepts = "", nil, cq
+	cl.limit = max(1, l.limit/retrieveDepth)
 	more, err := ix.search(ctx, cl)
 	if err != nil || len(more) == 0 {
 		return hits, err
