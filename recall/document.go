@@ -63,9 +63,6 @@ func (d *document) fields() map[string]any {
 			f[fieldConcepts] = d.said
 		}
 	}
-	if d.failed {
-		f[fieldFailed] = "1"
-	}
 	if len(d.ids) > 0 {
 		f[fieldIDs] = joinLines(d.ids)
 	}

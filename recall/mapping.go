@@ -36,8 +36,6 @@ const (
 	// retry_budget, v8.20-1c1), for exact matches that word analysis
 	// would split apart.
 	fieldIDs = "ids"
-	// fieldFailed is "1" for content holding a failed action.
-	fieldFailed = "failed"
 )
 
 // Document kinds.
@@ -70,9 +68,10 @@ const (
 // mapping (nothing indexed by accident), and nothing stored but what a hit
 // needs to be located: the text comes back from SQLite, not from the index.
 // Every field costs at indexing time, so each is indexed only if a query
-// names it and stored only if a hit reads it: the kind is in the document's
-// id, level and failed are only read back, and the _all field, which no
-// query names, is off.
+// names it and stored only if a hit reads it: the kind and an iteration's
+// number are in the document's id, a block's range and level are only read
+// back (for block hits alone), and the _all field, which no query names, is
+// off.
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = bindex.BM25Scoring
@@ -139,7 +138,6 @@ func newMapping() (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(fieldFirstSpan, text(analyzerLines))
 	doc.AddFieldMappingsAt(fieldLastSpan, text(analyzerLines))
 	doc.AddFieldMappingsAt(fieldLevel, num())
-	doc.AddFieldMappingsAt(fieldFailed, kw(false, true))
 	doc.AddFieldMappingsAt(fieldText, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldSummary, text(analyzerText))
 	doc.AddFieldMappingsAt(fieldConcepts, text(analyzerConcepts))

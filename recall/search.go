@@ -8,6 +8,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // Hit is one document a search found.
@@ -114,8 +115,10 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 	// Ask for more than needed so that ties at the cut are broken by our
 	// own order, not by bleve's segment layout: output must not depend on
 	// when the index merged.
+	// No stored fields are asked for: loading them was a quarter of a
+	// question's recall, and an iteration's id holds its number. A block's
+	// range and level are read for the few block hits (blockFields).
 	req := bleve.NewSearchRequestOptions(bq, limit+16, 0, false)
-	req.Fields = []string{fieldFirst, fieldLast, fieldLevel, fieldFailed}
 	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search recall index: %w", err)
@@ -126,12 +129,16 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 		if !ok {
 			continue
 		}
-		hit := Hit{Kind: kind, Score: h.Score, First: num(h.Fields[fieldFirst]), Last: num(h.Fields[fieldLast]), Level: num(h.Fields[fieldLevel]),
-			Failed: h.Fields[fieldFailed] == "1"}
+		hit := Hit{Kind: kind, Score: h.Score}
 		if kind == KindBlock {
 			hit.Block = key
+			if hit.First, hit.Last, hit.Level, err = ix.blockFields(h.ID); err != nil {
+				return nil, err
+			}
 		} else if n, err := strconv.Atoi(key); err == nil {
 			hit.First, hit.Last = n, n
+		} else {
+			continue
 		}
 		hits = append(hits, hit)
 	}
@@ -193,14 +200,34 @@ func compareHits(a, b Hit) int {
 	return a.First - b.First
 }
 
-func roundScore(s float64) int64 { return int64(s*1e6 + 0.5) }
-
-func num(v any) int {
-	switch x := v.(type) {
-	case float64:
-		return int(x)
-	case int:
-		return x
+// blockFields reads a block document's stored range and level.
+func (ix *index) blockFields(id string) (first, last, level int, err error) {
+	doc, err := ix.bi.Document(id)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("read recall index document %s: %w", id, err)
 	}
-	return 0
+	if doc == nil {
+		return 0, 0, 0, fmt.Errorf("read recall index document %s: not found", id)
+	}
+	doc.VisitFields(func(f bindex.Field) {
+		nf, ok := f.(bindex.NumericField)
+		if !ok {
+			return
+		}
+		v, nerr := nf.Number()
+		if nerr != nil {
+			return
+		}
+		switch f.Name() {
+		case fieldFirst:
+			first = int(v)
+		case fieldLast:
+			last = int(v)
+		case fieldLevel:
+			level = int(v)
+		}
+	})
+	return first, last, level, nil
 }
+
+func roundScore(s float64) int64 { return int64(s*1e6 + 0.5) }
