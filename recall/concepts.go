@@ -133,9 +133,9 @@ func (ix *index) addConcepts(ctx context.Context, l lookup, hits []Hit, weight f
 		return hits, err
 	}
 	// As many concept hits as a recall takes (the word search asked for
-	// more, to allow for overlaps): each costs a read of its stored
-	// fields, and the concept part of a score is at most weight, so hits
-	// further down its ranking rarely rise.
+	// more, to allow for overlaps): the concept part of a score is at most
+	// weight, so hits further down its ranking rarely rise, and each costs
+	// scoring and sorting.
 	cl := l
 	cl.words, cl.ids, cl.concepts = "", nil, cq
 	cl.limit = max(1, l.limit/retrieveDepth)

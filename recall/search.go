@@ -18,8 +18,10 @@ type Hit struct {
 	Last  int
 	Level int
 	// Block is the block's id for a block hit.
-	Block  string
-	Score  float64
+	Block string
+	Score float64
+	// Failed is, for a mention hit, whether its iteration failed (the
+	// index does not store it).
 	Failed bool
 	// names is, for a mention hit, how many entities its list holds.
 	names int

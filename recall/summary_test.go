@@ -49,6 +49,15 @@ func TestBlockTextIsItsOwnField(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, h := range hits {
 		kinds[h.Kind] = true
+		// An iteration's number comes from its id; a block's range and
+		// level from its stored fields.
+		want := Hit{Kind: KindIteration, First: 1, Last: 1}
+		if h.Kind == KindBlock {
+			want = Hit{Kind: KindBlock, Block: "L2-1-2", First: 1, Last: 2, Level: 2}
+		}
+		if h.Kind != want.Kind || h.Block != want.Block || h.First != want.First || h.Last != want.Last || h.Level != want.Level {
+			t.Errorf("hit %+v, want %+v", h, want)
+		}
 	}
 	if len(hits) != 2 || !kinds[KindIteration] || !kinds[KindBlock] {
 		t.Errorf("a search for canoe found %+v, want iteration 1 and the block", hits)

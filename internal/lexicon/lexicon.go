@@ -85,27 +85,25 @@ func lookup(word, pos string) (own, above string, ok bool) {
 		return "", "", false
 	}
 	if f, ok := find(pos + "!\t" + word); ok && len(f) > 0 {
-		word = f[0]
-	} else if f, ok := find(pos + "\t" + word); ok {
-		return entry(f)
-	} else {
-		for _, r := range detach[pos] {
-			if len(word) > len(r[0])+1 && strings.HasSuffix(word, r[0]) {
-				if f, ok := find(pos + "\t" + word[:len(word)-len(r[0])] + r[1]); ok {
-					return entry(f)
-				}
-			}
-		}
-		return "", "", false
+		return entry(find(pos + "\t" + f[0]))
 	}
 	if f, ok := find(pos + "\t" + word); ok {
-		return entry(f)
+		return entry(f, true)
+	}
+	for _, r := range detach[pos] {
+		if len(word) > len(r[0])+1 && strings.HasSuffix(word, r[0]) {
+			if f, ok := find(pos + "\t" + word[:len(word)-len(r[0])] + r[1]); ok {
+				return entry(f, true)
+			}
+		}
 	}
 	return "", "", false
 }
 
-func entry(f []string) (own, above string, ok bool) {
-	if len(f) == 0 {
+// entry splits a line's fields (find's) into the concept its word names
+// and those above it.
+func entry(f []string, found bool) (own, above string, ok bool) {
+	if !found || len(f) == 0 {
 		return "", "", false
 	}
 	if len(f) > 1 {
