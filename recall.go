@@ -365,7 +365,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 		return c, err
 	}
 	skips := 0
-	focus := e.Recall.Config().Focus
+	focus := e.Recall.Config().FocusFor(dry)
 	for i, h := range hits {
 		if room-c.used < 16 || skips >= maxSkips {
 			break

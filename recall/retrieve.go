@@ -41,7 +41,7 @@ func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 // ends: the ranges of one recall never overlap. A block gives way to
 // iteration hits in its range, which say more in fewer tokens. With q.Fill
 // (a question to memory, filling the window's room), the context holds for
-// the best Config.Focus hits only; past them hits are single iterations,
+// the best Config.FocusFor hits only; past them hits are single iterations,
 // never blocks, each with the other half of its exchange (exchange.go);
 // the current step is never a hit; and a second search on the words the
 // best hits share is fused with the first (secondhop.go).
@@ -81,17 +81,18 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		hits = nearbyForWords(hits, named, r.cfg.Nearby, max(run.Iterations, 1))
 	}
 	if err == nil && q.Fill {
-		hits, err = r.secondHop(ctx, ix, run.ID, l, hits)
+		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, r.cfg.FocusFor(q))
 	}
 	if err != nil {
 		return nil, err
 	}
 	var picked []Recall
+	focusN := r.cfg.FocusFor(q)
 	for _, h := range hits {
 		if len(picked) == q.Limit {
 			break
 		}
-		focus := !q.Fill || len(picked) < r.cfg.Focus
+		focus := !q.Fill || len(picked) < focusN
 		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || holdsIteration(hits, h)) {
 			continue
 		}

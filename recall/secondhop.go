@@ -31,9 +31,9 @@ const (
 )
 
 // secondHop runs the second search of a fill recall and fuses it with the
-// first. It returns hits unchanged when the first hits share no words
-// worth adding.
-func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l lookup, hits []Hit) ([]Hit, error) {
+// first, the best focus hits kept in their places. It returns hits
+// unchanged when the first hits share no words worth adding.
+func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l lookup, hits []Hit, focus int) ([]Hit, error) {
 	if r.cfg.SecondHop <= 0 {
 		return hits, nil
 	}
@@ -50,7 +50,7 @@ func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l looku
 	if err != nil {
 		return nil, err
 	}
-	keep := min(r.cfg.Focus, len(hits))
+	keep := min(focus, len(hits))
 	return append(hits[:keep:keep], fuse(hits[keep:], more, hits[:keep])...), nil
 }
 

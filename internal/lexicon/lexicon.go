@@ -142,3 +142,26 @@ func Broader(dst []string, word string) []string {
 	}
 	return dst
 }
+
+// Plural reports whether a lower-case word reads as a noun's plural: an
+// irregular plural WordNet lists ("children", "mice"), or a word ending
+// in s that a noun's plural ending, taken off, leaves a noun ("books",
+// "activities", "glasses"). Words such as "does" ("doe") pass too: the
+// caller decides where a noun can stand.
+func Plural(word string) bool {
+	if f, ok := find(noun + "!\t" + word); ok && len(f) > 0 && f[0] != word {
+		return true
+	}
+	if !strings.HasSuffix(word, "s") || strings.HasSuffix(word, "ss") || strings.HasSuffix(word, "us") || strings.HasSuffix(word, "is") {
+		return false
+	}
+	for _, r := range detach[noun] {
+		if !strings.HasSuffix(r[0], "s") || len(word) <= len(r[0])+1 || !strings.HasSuffix(word, r[0]) {
+			continue
+		}
+		if _, ok := find(noun + "\t" + word[:len(word)-len(r[0])] + r[1]); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -82,3 +82,18 @@ func BenchmarkBroader(b *testing.B) {
 		}
 	}
 }
+
+// TestPlural: regular and irregular plurals of nouns read as plural; a
+// singular noun, a word that only looks plural, and a made-up word do not.
+func TestPlural(t *testing.T) {
+	for _, w := range []string{"books", "activities", "events", "glasses", "children", "mice", "hobbies", "dogs"} {
+		if !Plural(w) {
+			t.Errorf("Plural(%q) = false, want true", w)
+		}
+	}
+	for _, w := range []string{"book", "status", "glass", "analysis", "identity", "xqzzvs", "child", ""} {
+		if Plural(w) {
+			t.Errorf("Plural(%q) = true, want false", w)
+		}
+	}
+}

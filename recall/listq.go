@@ -1,0 +1,94 @@
+package recall
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/delta-memory/delta-memory/internal/lexicon"
+)
+
+// List questions. A question that asks for several things ("What books
+// has Melanie read?", "How many weddings have I attended?", "What do Jon
+// and Gina both like?") is answered by turns spread over the run, one
+// item each; a question about one thing ("What did Caroline research?")
+// by one turn and the exchange around it. Question answering has long
+// told the two apart (TREC's list questions) by the form of the question:
+// the noun the question word asks about is plural, or the question counts
+// or pairs. A list question's fill spends its room on more distinct hits
+// rather than on the neighbours of its best ones (Config.FocusFor).
+
+// auxiliaries end the noun phrase that follows a question word: "What
+// books | has Melanie read?".
+var auxiliaries = map[string]bool{
+	"do": true, "does": true, "did": true, "is": true, "was": true, "has": true, "have": true, "had": true,
+	"can": true, "could": true, "would": true, "will": true, "might": true, "should": true, "may": true,
+	"are": true, "were": true,
+}
+
+// AsksForList reports whether question asks for several things: it counts
+// ("how many"), pairs ("both"), or its question word ("what", "which")
+// asks about a plural, either the noun right after it ("what books") or
+// through a plural verb ("what are her plans").
+func AsksForList(question string) bool {
+	words := questionWords(question)
+	for i, w := range words {
+		switch {
+		case w == "both":
+			return true
+		case w == "how" && i+1 < len(words) && words[i+1] == "many":
+			return true
+		case w == "what" || w == "which":
+			if listAfter(words[i+1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listAfter reads the words after a question word: a noun phrase of up to
+// four words that holds a plural and ends at an auxiliary ("what books |
+// has", "what kind of activities | did": a verb such as "makes" in "what
+// makes him" reads as a plural too, but no auxiliary follows it); or
+// "are"/"were" straight after it ("what are her plans").
+func listAfter(rest []string) bool {
+	plural := false
+	for j, w := range rest {
+		if auxiliaries[w] {
+			return plural || j == 0 && (w == "are" || w == "were")
+		}
+		if j == 4 {
+			return false
+		}
+		plural = plural || lexicon.Plural(w)
+	}
+	return false
+}
+
+// questionWords splits a question into lower-case words, possessive
+// endings taken off ("maria's" is "maria", "dogs'" is "dogs").
+func questionWords(s string) []string {
+	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	})
+	out := fields[:0]
+	for _, f := range fields {
+		f = strings.ReplaceAll(f, "’", "'")
+		f = strings.TrimSuffix(f, "'s")
+		f = strings.Trim(f, "'")
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// FocusFor is how many of q's best hits come with their context: Focus,
+// or for a question to memory that asks for a list (AsksForList) the best
+// one alone, so that the room goes to more of the list's items.
+func (c Config) FocusFor(q Query) int {
+	if q.Fill && AsksForList(q.Text()) {
+		return min(c.Focus, 1)
+	}
+	return c.Focus
+}
