@@ -47,20 +47,37 @@ func AsksForList(question string) bool {
 }
 
 // listAfter reads the words after a question word: a noun phrase of up to
-// four words that holds a plural and ends at an auxiliary ("what books |
-// has", "what kind of activities | did": a verb such as "makes" in "what
-// makes him" reads as a plural too, but no auxiliary follows it); or
-// "are"/"were" straight after it ("what are her plans").
+// four words that ends at an auxiliary and whose head is plural ("what
+// books | has", "what kind of activities | did", "what types of pottery |
+// have"; not "which social media platform | did", whose head is the
+// platform); or "are"/"were" straight after it ("what are her plans"). A
+// verb such as "makes" in "what makes him" reads as a plural too, but no
+// auxiliary follows it.
 func listAfter(rest []string) bool {
-	plural := false
 	for j, w := range rest {
 		if auxiliaries[w] {
-			return plural || j == 0 && (w == "are" || w == "were")
+			if j == 0 {
+				return w == "are" || w == "were"
+			}
+			return pluralHead(rest[:j])
 		}
 		if j == 4 {
 			return false
 		}
-		plural = plural || lexicon.Plural(w)
+	}
+	return false
+}
+
+// pluralHead reports whether a noun phrase's head is plural: its last
+// word, or the word before "of" ("types of pottery").
+func pluralHead(np []string) bool {
+	if lexicon.Plural(np[len(np)-1]) {
+		return true
+	}
+	for i := 1; i < len(np); i++ {
+		if np[i] == "of" && lexicon.Plural(np[i-1]) {
+			return true
+		}
 	}
 	return false
 }

@@ -23,6 +23,8 @@ func TestAsksForList(t *testing.T) {
 		"What is Caroline's identity?":                            false,
 		"According to Gina, what makes Jon a perfect mentor?":     false,
 		"What kind of art does Caroline make?":                    false,
+		"What types of pottery have Melanie and her kids made?":   true,
+		"Which social media platform did I gain followers on?":    false,
 		"Why did the deploy fail on the staging hosts yesterday?": false,
 		"": false,
 	} {
