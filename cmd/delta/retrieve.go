@@ -29,7 +29,9 @@ they fit, else one line each.
 Without --limit the recall is a question to memory: it takes, best first, as many hits as
 the window has room for (at most recall max_hits, 100). Its words are also looked up as
 the concepts they name (WordNet), so that "sports" finds a turn about tennis (recall
-concepts, the weight of that search, default 0.25). Past the focus, each hit comes
+concepts, the weight of that search, default 0.25). A question that asks for a list
+("what books has she read?", "how many weddings?") keeps only its best hit in focus, so
+that the room holds more of the items. Past the focus, each hit comes
 with the other half of its exchange (the question it answers, the answer to its question)
 and takes at most an eighth of the room,
 and a second search on the rare words the best hits share (recall second_hop) is fused
