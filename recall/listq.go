@@ -25,12 +25,18 @@ var auxiliaries = map[string]bool{
 	"are": true, "were": true,
 }
 
-// AsksForList reports whether question asks for several things: it counts
-// ("how many"), pairs ("both"), or its question word ("what", "which")
-// asks about a plural, either the noun right after it ("what books") or
-// through a plural verb ("what are her plans").
+// AsksForList reports whether question asks for several things. It must
+// read as a question (it ends with a question mark, or starts with a
+// question word or an auxiliary: a subtask such as "Update both handlers"
+// is not one), and it counts ("how many"), pairs ("both"), or its question
+// word ("what", "which") asks about a plural, either the head of the noun
+// phrase after it ("what books has…") or through a plural verb ("what are
+// her plans").
 func AsksForList(question string) bool {
 	words := questionWords(question)
+	if len(words) == 0 || !strings.HasSuffix(strings.TrimSpace(question), "?") && !questionStarts[words[0]] && !auxiliaries[words[0]] {
+		return false
+	}
 	for i, w := range words {
 		switch {
 		case w == "both":
@@ -46,6 +52,13 @@ func AsksForList(question string) bool {
 	return false
 }
 
+// questionStarts are the words a question in words starts with.
+var questionStarts = map[string]bool{"what": true, "which": true, "who": true, "whom": true, "whose": true, "when": true, "where": true, "why": true, "how": true}
+
+// subjects are the pronouns that make "what are …" a question about what
+// someone is doing ("what are you working on?"), not about several things.
+var subjects = map[string]bool{"i": true, "you": true, "we": true, "they": true}
+
 // listAfter reads the words after a question word: a noun phrase of up to
 // four words that ends at an auxiliary and whose head is plural ("what
 // books | has", "what kind of activities | did", "what types of pottery |
@@ -57,7 +70,7 @@ func listAfter(rest []string) bool {
 	for j, w := range rest {
 		if auxiliaries[w] {
 			if j == 0 {
-				return w == "are" || w == "were"
+				return (w == "are" || w == "were") && len(rest) > 1 && !subjects[rest[1]]
 			}
 			return pluralHead(rest[:j])
 		}
@@ -91,6 +104,10 @@ func questionWords(s string) []string {
 	out := fields[:0]
 	for _, f := range fields {
 		f = strings.ReplaceAll(f, "’", "'")
+		if stem, ok := strings.CutSuffix(f, "'re"); ok { // "what're"
+			out = append(out, stem, "are")
+			continue
+		}
 		f = strings.TrimSuffix(f, "'s")
 		f = strings.Trim(f, "'")
 		if f != "" {

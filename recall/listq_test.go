@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/delta-memory/delta-memory/recall"
@@ -83,5 +84,66 @@ func TestAListQuestionSpendsItsRoomOnItems(t *testing.T) {
 	}
 	if got := withContext(ranges("What books has Anna read?")); got != 1 {
 		t.Errorf("a list question: %d of the items came back with their neighbours, want only the best one", got)
+	}
+}
+
+// TestFocusForAListQuestion: only a question to memory (a fill) that asks
+// for a list keeps one hit in focus; a recall with a limit, and a fill
+// about one thing, keep the configured focus.
+func TestFocusForAListQuestion(t *testing.T) {
+	c := recall.Config{Focus: 5}
+	for _, tc := range []struct {
+		q    recall.Query
+		want int
+	}{
+		{recall.Query{Keywords: []string{"What books has Anna read?"}, Fill: true}, 1},
+		{recall.Query{Keywords: []string{"What books has Anna read?"}, Limit: 5}, 5},
+		{recall.Query{Keywords: []string{"Which book did Anna read?"}, Fill: true}, 5},
+	} {
+		if got := c.FocusFor(tc.q); got != tc.want {
+			t.Errorf("FocusFor(%+v) = %d, want %d", tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestAListQuestionLeavesALongItemOut: past the focus, a fill leaves out a
+// hit longer than an eighth of the room, so the room holds several
+// shorter ones. One of the five books Anna read is told at length: a
+// question about one book keeps it (it is among the best five, all in
+// focus); a list question, whose focus is the best hit alone, leaves it
+// out. The engine's fill and the recall agree on the focus.
+func TestAListQuestionLeavesALongItemOut(t *testing.T) {
+	t.Parallel()
+	lines := fillers(300)
+	items := map[int]string{
+		20:  "Anna: I read Dune, a book about the desert.",
+		80:  "Anna: I read Middlemarch, a long book.",
+		140: "Anna: My club read Beloved, a fine book.",
+		200: "Anna: I read Emma again, my favourite book.",
+		260: "Anna: I read Ulysses on the train, a strange book, and " + strings.Repeat("the carriage rattled past fields and towns and rivers while I turned the pages slowly, ", 40),
+	}
+	for n, l := range items {
+		lines[n-1] = l
+	}
+	eng, run := dialogue(t, lines, 4000, func(c *recall.Config) { c.SecondHop = -1 })
+	shows := func(question string) bool {
+		t.Helper()
+		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{question}, DryRun: true, Fill: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{20, 80, 140, 200} {
+			if _, ok := hitFor(hits, n); !ok {
+				t.Fatalf("%q: the short item %d is not a hit: %+v", question, n, hits)
+			}
+		}
+		_, ok := hitFor(hits, 260)
+		return ok
+	}
+	if !shows("Which book did Anna read?") {
+		t.Error("a question about one book left out the long item, one of its best five hits")
+	}
+	if shows("What books has Anna read?") {
+		t.Error("a list question kept the long item past its focus: the fill's bound on one hit did not apply")
 	}
 }

@@ -71,6 +71,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		}
 	}
 	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
+	focusN := r.cfg.FocusFor(q)
 	hits, err := ix.search(ctx, l)
 	if err == nil && q.Fill && len(named) == 0 {
 		hits, err = ix.addConcepts(ctx, l, hits, r.cfg.Concepts)
@@ -81,13 +82,12 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		hits = nearbyForWords(hits, named, r.cfg.Nearby, max(run.Iterations, 1))
 	}
 	if err == nil && q.Fill {
-		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, r.cfg.FocusFor(q))
+		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, focusN)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var picked []Recall
-	focusN := r.cfg.FocusFor(q)
 	for _, h := range hits {
 		if len(picked) == q.Limit {
 			break

@@ -144,13 +144,16 @@ func Broader(dst []string, word string) []string {
 }
 
 // Plural reports whether a lower-case word reads as a noun's plural: an
-// irregular plural WordNet lists ("children", "mice"), or a word ending
-// in s that a noun's plural ending, taken off, leaves a noun ("books",
-// "activities", "glasses"). Words such as "does" ("doe") pass too: the
-// caller decides where a noun can stand.
+// irregular plural WordNet lists that is not a noun of its own
+// ("children", "mice"; not "data" or "media", which WordNet also lists as
+// nouns), or a word ending in s that a noun's plural ending, taken off,
+// leaves a noun of three letters or more ("books", "activities",
+// "glasses"; not "gas", "has" or "was"). Words such as "does" ("doe")
+// pass too: the caller decides where a noun can stand.
 func Plural(word string) bool {
 	if f, ok := find(noun + "!\t" + word); ok && len(f) > 0 && f[0] != word {
-		return true
+		_, lemma := find(noun + "\t" + word)
+		return !lemma
 	}
 	if !strings.HasSuffix(word, "s") || strings.HasSuffix(word, "ss") || strings.HasSuffix(word, "us") || strings.HasSuffix(word, "is") {
 		return false
@@ -159,7 +162,8 @@ func Plural(word string) bool {
 		if !strings.HasSuffix(r[0], "s") || len(word) <= len(r[0])+1 || !strings.HasSuffix(word, r[0]) {
 			continue
 		}
-		if _, ok := find(noun + "\t" + word[:len(word)-len(r[0])] + r[1]); ok {
+		stem := word[:len(word)-len(r[0])] + r[1]
+		if _, ok := find(noun + "\t" + stem); ok && len(stem) >= 3 {
 			return true
 		}
 	}

@@ -91,7 +91,7 @@ func TestPlural(t *testing.T) {
 			t.Errorf("Plural(%q) = false, want true", w)
 		}
 	}
-	for _, w := range []string{"book", "status", "glass", "analysis", "identity", "xqzzvs", "child", ""} {
+	for _, w := range []string{"book", "status", "glass", "analysis", "identity", "xqzzvs", "child", "data", "gas", "has", "was", ""} {
 		if Plural(w) {
 			t.Errorf("Plural(%q) = true, want false", w)
 		}
