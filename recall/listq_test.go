@@ -27,7 +27,13 @@ func TestAsksForList(t *testing.T) {
 		"What types of pottery have Melanie and her kids made?":   true,
 		"Which social media platform did I gain followers on?":    false,
 		"Why did the deploy fail on the staging hosts yesterday?": false,
-		"": false,
+		"What're her plans for the summer?":                       true,
+		"What are you working on?":                                false,
+		"What data does the cache store?":                         false,
+		"Update both handlers in the scheduler":                   false,
+		"Count how many rows the cache holds":                     false,
+		"how many retries did the deploy take":                    true,
+		"":                                                        false,
 	} {
 		if got := recall.AsksForList(q); got != want {
 			t.Errorf("AsksForList(%q) = %v, want %v", q, got, want)

@@ -145,8 +145,8 @@ func Broader(dst []string, word string) []string {
 
 // Plural reports whether a lower-case word reads as a noun's plural: an
 // irregular plural WordNet lists that is not a noun of its own
-// ("children", "mice"; not "data" or "media", which WordNet also lists as
-// nouns), or a word ending in s that a noun's plural ending, taken off,
+// ("children", "mice", "media"; not "data", which WordNet also lists as a
+// noun), or a word ending in s that a noun's plural ending, taken off,
 // leaves a noun of three letters or more ("books", "activities",
 // "glasses"; not "gas", "has" or "was"). Words such as "does" ("doe")
 // pass too: the caller decides where a noun can stand.
