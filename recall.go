@@ -18,8 +18,11 @@ import (
 // the chapter holds.
 const (
 	// maxOffered is how many active recalls are offered to the Retrieved
-	// partition; the rest are named in show, not rendered. It leaves room
-	// for a recall of recall.Config.MaxHits hits and a few older ones.
+	// partition of a window laid out in the run's timeline; the rest are
+	// named in show, not rendered. It leaves room for a recall of
+	// recall.Config.MaxHits hits and a few older ones. A window focused on
+	// a question offers up to recall.MaxFillHits: a fill takes as many
+	// hits as that window has room for.
 	maxOffered = 128
 	// maxFullRange is the longest range offered in full (L0).
 	maxFullRange = 8
@@ -73,8 +76,14 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 		}
 		held = heldBy(active)
 	}
-	if len(active) > maxOffered {
-		active = active[:maxOffered]
+	offered := maxOffered
+	if focused {
+		// A fill may have recorded more hits than a timeline offers: the
+		// focused window renders them only while they could fit.
+		offered = max(maxOffered, recall.MaxFillHits)
+	}
+	if len(active) > offered {
+		active = active[:offered]
 	}
 	out := make([]window.Recalled, 0, len(active))
 	// A focused window renders in full only while what was rendered could
@@ -259,7 +268,7 @@ type Retrieved struct {
 // room, else one line each), and recorded so that the next context shows
 // them. With no limit (q.Limit and the configured limit 0) it takes, best
 // first, as many hits as the window has room to show in full (at least
-// one, at most recall MaxHits).
+// one, at most recall.MaxFillHits).
 func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) ([]Retrieved, error) {
 	auto := q.Limit <= 0 && e.Recall.Config().Limit == 0
 	room := e.Config.RetrievedBudget()
@@ -356,41 +365,87 @@ const maxHitShare = 8
 // that one long range does not keep the shorter ones after it out, and,
 // past the focus hits, one longer than an eighth of the room (maxHitShare).
 // It renders hits only until the room is full.
+//
+// The room decides how many hits a fill takes, not a count: it asks the
+// recall for recall MaxHits hits, and when all of them fit with room to
+// spare (short turns under a large budget), it asks again for as many as
+// the room would hold (moreHits). A run of long iterations fills its room
+// in the first round, and pays for one.
 func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, room int) (candidates, error) {
-	var c candidates
 	dry := q
 	dry.DryRun, dry.Limit, dry.Fill = true, e.Recall.Config().MaxHits, true
-	hits, err := e.Recall.Retrieve(ctx, run, dry)
-	if err != nil {
-		return c, err
+	texts := make(map[[2]int]recallRender)
+	for {
+		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), texts: texts}
+		if err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) }); err != nil {
+			return candidates{}, err
+		}
+		if p.full() || p.seen < dry.Limit || dry.Limit >= recall.MaxFillHits {
+			return p.c, nil
+		}
+		dry.Limit = moreHits(dry.Limit, len(p.c.hits), p.c.used, room)
 	}
-	skips := 0
-	focus := e.Recall.Config().FocusFor(dry)
-	for i, h := range hits {
-		if room-c.used < 16 || skips >= maxSkips {
-			break
-		}
-		rt, err := e.recallText(ctx, run, h.First, h.Last, true, false, true)
-		if err != nil {
-			return c, err
-		}
-		name := recallName(h)
-		if len(c.hits) > 0 {
-			name = sameRecallName(h)
-		}
-		cost := cmp.Or(rt.fullTokens, rt.linesTokens) + e.Tokenizer.Count(name) + 4
-		if len(c.hits) > 0 && c.used+cost > room {
-			skips++
-			continue
-		}
-		if i >= focus && cost > room/maxHitShare {
-			continue // one long hit past the best would take the room of several
-		}
-		skips = 0
-		c.hits, c.texts, c.costs = append(c.hits, h), append(c.texts, rt), append(c.costs, cost)
-		c.used += cost
+}
+
+// moreHits is how many hits a fill asks for next, when limit hits, of
+// which it took taken for used tokens, left room to spare: as many as the
+// room would hold at the tokens a hit took so far, and a quarter more for
+// the hits that will not fit; at least twice as many as before, at most
+// recall.MaxFillHits.
+func moreHits(limit, taken, used, room int) int {
+	want := 2 * limit
+	if taken > 0 && used > 0 {
+		want = max(want, taken*room/used*5/4)
 	}
-	return c, nil
+	return min(want, recall.MaxFillHits)
+}
+
+// packer keeps, best first, the hits of a fill that fit its room
+// (fillHits), as the recall offers them.
+type packer struct {
+	e           *Engine
+	run         journal.Run
+	room, focus int
+	// texts holds the hits' renderings by range, from an earlier round
+	// of the same fill; offer adds those it makes.
+	texts map[[2]int]recallRender
+	c     candidates
+	// seen counts the hits offered, skips those in a row too long for
+	// what is left.
+	seen, skips int
+}
+
+// full reports whether packing stops for want of room rather than of hits.
+func (p *packer) full() bool { return p.room-p.c.used < 16 || p.skips >= maxSkips }
+
+// offer takes hit h if it fits, and reports whether to offer more.
+func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
+	i := p.seen
+	p.seen++
+	rt, ok := p.texts[[2]int{h.First, h.Last}]
+	if !ok {
+		var err error
+		if rt, err = p.e.recallText(ctx, p.run, h.First, h.Last, true, false, true); err != nil {
+			return false, err
+		}
+		p.texts[[2]int{h.First, h.Last}] = rt
+	}
+	name := recallName(h)
+	if len(p.c.hits) > 0 {
+		name = sameRecallName(h)
+	}
+	cost := cmp.Or(rt.fullTokens, rt.linesTokens) + p.e.Tokenizer.Count(name) + 4
+	switch {
+	case len(p.c.hits) > 0 && p.c.used+cost > p.room:
+		p.skips++
+	case i >= p.focus && cost > p.room/maxHitShare:
+		// one long hit past the best would take the room of several
+	default:
+		p.skips = 0
+		p.c.hits, p.c.texts, p.c.costs = append(p.c.hits, h), append(p.c.texts, rt), append(p.c.costs, cost)
+		p.c.used += cost
+	}
+	return !p.full(), nil
 }
 
 // Reindex rebuilds the recall index from the database, for every run.

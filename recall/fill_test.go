@@ -184,14 +184,7 @@ func fillRecall(t *testing.T, eng *memory.Engine, words string) (*window.Context
 func TestRecalledTurnsShowOneLineEach(t *testing.T) {
 	t.Parallel()
 	const budget = 3000
-	var lines []string
-	for i := 1; i <= 300; i++ {
-		line := fmt.Sprintf("Turn %d: the weather at the harbour was calm and the boats stayed in.", i)
-		if i%7 == 0 {
-			line = fmt.Sprintf("Turn %d: the lighthouse keeper logged lamp check %d.", i, i)
-		}
-		lines = append(lines, line)
-	}
+	lines := harbour(300, 7)
 	eng := testrun.Feed(t, conversation(t, testrun.RunID, "Talk about the harbour", lines), budget, 1000)
 	_, _, hits := fillRecall(t, eng, "lighthouse keeper lamp check")
 	got, cx := retrievedText(t, eng)

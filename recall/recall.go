@@ -59,9 +59,11 @@ type Config struct {
 	MaxError    int
 	// Limit is the default number of hits of an explicit recall; 0 (the
 	// default) leaves it to the caller: the engine takes as many as the
-	// window has room for, up to MaxHits.
+	// window has room for.
 	Limit int
-	// MaxHits bounds the hits of one explicit recall (default 100).
+	// MaxHits bounds the hits of one explicit recall with a limit
+	// (default 100). A fill (Query.Fill) asks for MaxHits first and for
+	// more while its room holds them, up to MaxFillHits.
 	MaxHits int
 	// Focus is how many of an explicit recall's best hits may be whole
 	// blocks and come with Context (default 5); the hits past them are

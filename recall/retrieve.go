@@ -17,7 +17,7 @@ type Query struct {
 	// matches any of them, ranked by BM25, exact entity matches first.
 	Keywords []string
 	// Limit caps the hits (default Config.Limit, else Config.MaxHits; at
-	// most Config.MaxHits).
+	// most Config.MaxHits, or MaxFillHits for a fill).
 	Limit int
 	// DryRun finds and ranks without recording a recall.
 	DryRun bool
@@ -46,19 +46,43 @@ func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 // the current step is never a hit; and a second search on the words the
 // best hits share is fused with the first (secondhop.go).
 func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Recall, error) {
+	var picked []Recall
+	if err := r.Each(ctx, run, q, func(h Recall) (bool, error) {
+		picked = append(picked, h)
+		return true, nil
+	}); err != nil {
+		return nil, err
+	}
+	if q.DryRun {
+		return picked, nil
+	}
+	return r.Record(ctx, run, picked)
+}
+
+// Each finds and ranks the hits of an explicit recall as Retrieve does,
+// and hands them to yield best first, until yield says to stop or
+// q.Limit hits were handed; it records nothing (q.DryRun is implied). A
+// hit's range is read from the journal (its context, its exchange) only
+// when its turn comes, so a caller that stops early, such as a fill whose
+// room is full, pays for the hits it took.
+func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield func(Recall) (bool, error)) error {
 	if strings.TrimSpace(q.Text()) == "" {
-		return nil, fmt.Errorf("%w: give at least one keyword", ErrEmptyQuery)
+		return fmt.Errorf("%w: give at least one keyword", ErrEmptyQuery)
 	}
 	if q.Limit <= 0 {
 		q.Limit = cmp.Or(r.cfg.Limit, r.cfg.MaxHits)
 	}
-	q.Limit = min(q.Limit, r.cfg.MaxHits)
+	if q.Fill {
+		q.Limit = min(q.Limit, max(r.cfg.MaxHits, MaxFillHits))
+	} else {
+		q.Limit = min(q.Limit, r.cfg.MaxHits)
+	}
 	if _, err := r.CatchUp(ctx, run, nil); err != nil {
-		return nil, err
+		return err
 	}
 	ix, err := r.index(ctx, run.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var ids, named []string
 	for _, k := range q.Keywords {
@@ -85,7 +109,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, focusN)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var picked []Recall
 	for _, h := range hits {
@@ -106,7 +130,7 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		}
 		full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		first, last := h.First, h.Last
 		switch {
@@ -114,22 +138,27 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 		case focus && r.cfg.Context > 0:
 			lo, hi := widen(picked, first, last, r.cfg.Context, run.Iterations)
 			if first, last, err = r.trimContext(ctx, run.ID, h, lo, hi); err != nil {
-				return nil, err
+				return err
 			}
 		case q.Fill:
 			lo, hi := widen(picked, first, last, 1, max(1, run.Iterations-1))
 			if first, last, err = r.exchange(ctx, run.ID, h, lo, hi); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		picked = append(picked, Recall{First: first, Last: last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score,
 			Matched: [2]int{h.First, h.Last}, Visible: full == h.Last-h.First+1})
+		if more, err := yield(picked[len(picked)-1]); err != nil || !more {
+			return err
+		}
 	}
-	if q.DryRun {
-		return picked, nil
-	}
-	return r.Record(ctx, run, picked)
+	return nil
 }
+
+// MaxFillHits bounds the hits of a fill (Query.Fill), which may take more
+// than Config.MaxHits: a fill takes as many hits as its room holds, and a
+// large budget holds hundreds of short turns.
+const MaxFillHits = 1600
 
 // retrieveDepth is how many hits a recall's search asks for per hit it
 // may take: hits that overlap a better one are passed over.

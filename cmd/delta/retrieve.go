@@ -27,7 +27,7 @@ those are much longer; a block hit brings back the iterations it covers, in full
 they fit, else one line each.
 
 Without --limit the recall is a question to memory: it takes, best first, as many hits as
-the window has room for (at most recall max_hits, 100). Its words are also looked up as
+the window has room for, however many that is (up to 1,600 short turns). Its words are also looked up as
 the concepts they name (WordNet), so that "sports" finds a turn about tennis (recall
 concepts, the weight of that search, default 0.25). A question that asks for a list
 ("what books has she read?", "how many weddings?") keeps only its best hit in focus, so
