@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/recall"
 )
@@ -83,4 +84,37 @@ func harbour(n, every int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// TestTheStepAfterALargeFillKeepsItsBestHits: a window laid out in the
+// run's timeline offers 128 recalls; after a question whose fill took
+// hundreds, the step after it keeps the fill's best hits among them, not
+// its last.
+func TestTheStepAfterALargeFillKeepsItsBestHits(t *testing.T) {
+	t.Parallel()
+	lines := harbour(701, 2)
+	events := conversation(t, testrun.RunID, "Talk about the harbour", lines)
+	next := events[len(events)-1:]
+	eng := testrun.Feed(t, events[:len(events)-1], 16000, 1000)
+	_, _, hits := fillRecall(t, eng, "lighthouse keeper lamp check")
+	if len(hits) <= 128 {
+		t.Fatalf("set-up: the fill took %d hits, want more than a timeline offers", len(hits))
+	}
+	testrun.FeedMore(t, eng, next, 1)
+	got, cx := retrievedText(t, eng)
+	if cx.Focused {
+		t.Fatal("set-up: the step after the question has a focused window")
+	}
+	// The best hit Working did not show in full: the best ones are the
+	// newest turns, which it does.
+	var best memory.Retrieved
+	for _, h := range hits {
+		if !h.Visible {
+			best = h
+			break
+		}
+	}
+	if !strings.Contains(got, fmt.Sprintf("Turn %d: the lighthouse keeper", best.Matched[0])) {
+		t.Errorf("the step after the question lost the fill's best hit past Working, turn %d:\n%.600s", best.Matched[0], got)
+	}
 }

@@ -290,7 +290,9 @@ func (r *Recaller) Active(ctx context.Context, run string, now int) ([]Recall, e
 
 // Lingering returns the recalls made by iteration now that had not expired
 // at iteration from, newest made first, at most limit: the active ones and
-// those that expired since. A window that keeps its prefix for the prompt
+// those that expired since. Past limit, the recalls of the oldest
+// iteration go first, and of one iteration's the last recorded (a fill's
+// lowest ranked). A window that keeps its prefix for the prompt
 // cache lets a recall fade only when the summaries change anyway (from is
 // then the last fold). The read goes through the expiry index, so it costs
 // what expired since from, not the run's length; the few rows are sorted
@@ -300,10 +302,13 @@ func (r *Recaller) Lingering(ctx context.Context, run string, now, from, limit i
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(rs, func(a, b Recall) int { return cmp.Compare(b.ID, a.ID) })
 	if limit > 0 && len(rs) > limit {
+		// Keep the newest made, and of those made at one iteration the
+		// first recorded: a fill records its hits best first.
+		slices.SortFunc(rs, func(a, b Recall) int { return cmp.Or(cmp.Compare(b.Since, a.Since), cmp.Compare(a.ID, b.ID)) })
 		rs = rs[:limit]
 	}
+	slices.SortFunc(rs, func(a, b Recall) int { return cmp.Compare(b.ID, a.ID) })
 	return rs, nil
 }
 
