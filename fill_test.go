@@ -1,6 +1,14 @@
 package memory
 
-import "testing"
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/scoring"
+)
 
 // TestMoreHits: a fill that left room asks for as many hits as the room
 // would hold at the tokens each took, a quarter more, at least twice as
@@ -18,5 +26,54 @@ func TestMoreHits(t *testing.T) {
 		if got := moreHits(c.limit, c.taken, c.used, c.room); got != c.want {
 			t.Errorf("moreHits(%d, %d, %d, %d) = %d, want %d", c.limit, c.taken, c.used, c.room, got, c.want)
 		}
+	}
+}
+
+// TestALongHitWaitsItsDue: past the focus, a hit that costs more than
+// longHit times the typical hit waits as if ranked at its rank times its
+// cost over the typical one, so that a room too small for all the short
+// hits ranked before that leaves it out; a hit within longHit times the
+// typical keeps its rank.
+func TestALongHitWaitsItsDue(t *testing.T) {
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Tokenizer: tok}
+	// A hundred short hits, the twelfth of them of long tokens.
+	pack := func(long, room int) []int {
+		t.Helper()
+		texts := make(map[[2]int]recallRender)
+		p := packer{e: e, room: room, focus: 1, texts: texts}
+		for i := 1; i <= 100; i++ {
+			r := recallRender{full: "x", fullTokens: 20, folded: 1}
+			if i == 12 {
+				r.fullTokens = long
+			}
+			texts[[2]int{i, i}] = r
+			if more, err := p.offer(context.Background(), recall.Recall{First: i, Last: i}); err != nil || !more {
+				break
+			}
+		}
+		p.release(math.Inf(1))
+		var taken []int
+		for _, h := range p.c.hits {
+			taken = append(taken, h.First)
+		}
+		return taken
+	}
+	// A short hit costs about 27 tokens with its heading; 200 is more
+	// than three times that, under an eighth of the room, and due past
+	// the eightieth short hit, which the room does not reach.
+	got := pack(200, 1700)
+	if slices.Contains(got, 12) {
+		t.Errorf("the long hit ranked twelfth was taken before the short hits ranked before its due: %v", got)
+	}
+	if len(got) < 50 {
+		t.Errorf("the fill took %d short hits; the room holds more: %v", len(got), got)
+	}
+	got = pack(60, 1700)
+	if i := slices.Index(got, 12); i != 11 {
+		t.Errorf("a hit twice the typical is at %d of the fill, want 11, its rank: %v", i, got)
 	}
 }

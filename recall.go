@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -380,6 +382,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 		if err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) }); err != nil {
 			return candidates{}, err
 		}
+		p.release(math.Inf(1))
 		if p.full() || p.seen < dry.Limit || dry.Limit >= recall.MaxFillHits {
 			return p.c, nil
 		}
@@ -413,12 +416,38 @@ type packer struct {
 	// seen counts the hits offered, skips those in a row too long for
 	// what is left.
 	seen, skips int
+	// early holds the costs of the first typicalHits hits offered;
+	// waiting, the long hits put off (longHit), soonest due first.
+	early   []int
+	waiting []waiting
 }
+
+// waiting is a long hit a fill put off until the hits ranked before due
+// were offered.
+type waiting struct {
+	due  float64
+	h    recall.Recall
+	rt   recallRender
+	cost int
+}
+
+// A hit past the focus that costs more than longHit times the typical hit
+// of a fill (the median cost of its first typicalHits) waits as if ranked
+// at its rank times its cost over the typical one: a hit's chance of
+// holding what was asked falls with its rank, not with its length, so a
+// long answer ranked tenth is worth its room only once the short hits
+// ranked before its due have had theirs. Within longHit times the
+// typical, the rank alone orders the hits.
+const (
+	longHit     = 3
+	typicalHits = 10
+)
 
 // full reports whether packing stops for want of room rather than of hits.
 func (p *packer) full() bool { return p.room-p.c.used < 16 || p.skips >= maxSkips }
 
-// offer takes hit h if it fits, and reports whether to offer more.
+// offer takes hit h if it fits, and the long hits due before it, and
+// reports whether to offer more.
 func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 	i := p.seen
 	p.seen++
@@ -435,6 +464,35 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 		name = sameRecallName(h)
 	}
 	cost := cmp.Or(rt.fullTokens, rt.linesTokens) + p.e.Tokenizer.Count(name) + 4
+	if i < typicalHits {
+		p.early = append(p.early, cost)
+	}
+	if typ := median(p.early); i >= p.focus && cost > longHit*typ {
+		w := waiting{due: float64(i+1) * float64(cost) / float64(typ), h: h, rt: rt, cost: cost}
+		at, _ := slices.BinarySearchFunc(p.waiting, w.due, func(a waiting, due float64) int { return cmp.Compare(a.due, due) })
+		p.waiting = slices.Insert(p.waiting, at, w)
+		return p.release(float64(i + 1)), nil
+	}
+	if !p.release(float64(i + 1)) {
+		return false, nil
+	}
+	p.consider(i, h, rt, cost)
+	return !p.full(), nil
+}
+
+// release considers the waiting hits due before rank (all of them with
+// math.Inf(1)), and reports whether to offer more.
+func (p *packer) release(rank float64) bool {
+	for len(p.waiting) > 0 && p.waiting[0].due < rank && !p.full() {
+		w := p.waiting[0]
+		p.waiting = p.waiting[1:]
+		p.consider(p.focus, w.h, w.rt, w.cost)
+	}
+	return !p.full()
+}
+
+// consider takes the hit offered at index i if it fits.
+func (p *packer) consider(i int, h recall.Recall, rt recallRender, cost int) {
 	switch {
 	case len(p.c.hits) > 0 && p.c.used+cost > p.room:
 		p.skips++
@@ -445,7 +503,17 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 		p.c.hits, p.c.texts, p.c.costs = append(p.c.hits, h), append(p.c.texts, rt), append(p.c.costs, cost)
 		p.c.used += cost
 	}
-	return !p.full(), nil
+}
+
+// median returns the median of costs (the upper one of an even count), 0
+// for none.
+func median(costs []int) int {
+	if len(costs) == 0 {
+		return 0
+	}
+	s := slices.Clone(costs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // Reindex rebuilds the recall index from the database, for every run.
