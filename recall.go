@@ -476,7 +476,7 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 	if !p.release(float64(i + 1)) {
 		return false, nil
 	}
-	p.consider(i, h, rt, cost)
+	p.consider(h, rt, cost, i >= p.focus)
 	return !p.full(), nil
 }
 
@@ -486,17 +486,18 @@ func (p *packer) release(rank float64) bool {
 	for len(p.waiting) > 0 && p.waiting[0].due < rank && !p.full() {
 		w := p.waiting[0]
 		p.waiting = p.waiting[1:]
-		p.consider(p.focus, w.h, w.rt, w.cost)
+		p.consider(w.h, w.rt, w.cost, true)
 	}
 	return !p.full()
 }
 
-// consider takes the hit offered at index i if it fits.
-func (p *packer) consider(i int, h recall.Recall, rt recallRender, cost int) {
+// consider takes hit h if it fits; past the focus (bounded), only if it
+// takes no more than its share of the room (maxHitShare).
+func (p *packer) consider(h recall.Recall, rt recallRender, cost int, bounded bool) {
 	switch {
 	case len(p.c.hits) > 0 && p.c.used+cost > p.room:
 		p.skips++
-	case i >= p.focus && cost > p.room/maxHitShare:
+	case bounded && cost > p.room/maxHitShare:
 		// one long hit past the best would take the room of several
 	default:
 		p.skips = 0

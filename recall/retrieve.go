@@ -295,8 +295,8 @@ func (r *Recaller) Active(ctx context.Context, run string, now int) ([]Recall, e
 // lowest ranked). A window that keeps its prefix for the prompt
 // cache lets a recall fade only when the summaries change anyway (from is
 // then the last fold). The read goes through the expiry index, so it costs
-// what expired since from, not the run's length; the few rows are sorted
-// here.
+// what expired since from, not the run's length (after a question's fill,
+// up to MaxFillHits rows for a TTL); the rows are sorted here.
 func (r *Recaller) Lingering(ctx context.Context, run string, now, from, limit int) ([]Recall, error) {
 	rs, err := r.store.query(ctx, r.store.db.Read, `INDEXED BY recalls_expires WHERE run_id = ? AND expires >= ? AND since <= ?`, run, from, now)
 	if err != nil {
