@@ -84,6 +84,7 @@ type fileRecall struct {
 	SecondHop         int     `yaml:"second_hop" json:"second_hop"`
 	Nearby            int     `yaml:"nearby" json:"nearby"`
 	Concepts          float64 `yaml:"concepts" json:"concepts"`
+	Dates             int     `yaml:"dates" json:"dates"`
 }
 
 type fileImportance struct {
@@ -120,7 +121,7 @@ func DefaultFileConfig() FileConfig {
 		Pressure: filePressure{High: f.PressureHigh, Low: f.PressureLow, Urgent: f.PressureUrgent},
 		Interval: fileInterval{Calm: f.IntervalCalm, Busy: f.IntervalBusy, Pressed: f.IntervalPressed, BusyAt: f.IntervalBusyAt},
 		Recall: fileRecall{TTL: r.TTL, ImplicitThreshold: r.ImplicitThreshold, MaxImplicit: r.MaxImplicit, MaxError: r.MaxError,
-			Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby, Concepts: r.Concepts},
+			Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby, Concepts: r.Concepts, Dates: r.Dates},
 		Importance: fileImportance{Recency: f.Weights.Recency, Access: f.Weights.Access, Error: f.Weights.Error,
 			StateChange: f.Weights.StateChange, HalfLife: f.RecencyHalfLife},
 	}
@@ -297,5 +298,5 @@ func (fc FileConfig) FoldConfig() fold.Config {
 func (fc FileConfig) RecallConfig() recall.Config {
 	r := fc.Recall
 	return recall.Config{TTL: r.TTL, ImplicitThreshold: r.ImplicitThreshold, MaxImplicit: r.MaxImplicit, MaxError: r.MaxError,
-		Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby, Concepts: r.Concepts}
+		Limit: r.Limit, MaxHits: r.MaxHits, Focus: r.Focus, Context: r.Context, IndexEvery: r.IndexEvery, SecondHop: r.SecondHop, Nearby: r.Nearby, Concepts: r.Concepts, Dates: r.Dates}
 }

@@ -39,13 +39,20 @@ func conversation(t *testing.T, run, task string, lines []string) []journal.Even
 // settings tune makes, brought up to date under budget.
 func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*memory.Engine, journal.Run) {
 	t.Helper()
+	return dialogueOf(t, conversation(t, "talk", "A conversation", lines), budget, tune)
+}
+
+// dialogueOf opens an engine over the journal events of run "talk", with
+// the recall settings tune makes, brought up to date under budget.
+func dialogueOf(t *testing.T, events []journal.Event, budget int, tune func(*recall.Config)) (*memory.Engine, journal.Run) {
+	t.Helper()
 	ctx := context.Background()
 	eng, err := memory.Open(ctx, memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: budget, Recall: tune})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	if _, err := eng.Journal.Append(ctx, "talk", journal.FormatDelta, conversation(t, "talk", "A conversation", lines)); err != nil {
+	if _, err := eng.Journal.Append(ctx, "talk", journal.FormatDelta, events); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Update(ctx, "talk"); err != nil {

@@ -93,6 +93,11 @@ type Config struct {
 	// words name, added to the word search at this share of its scale
 	// (default 0.25; -1 for none).
 	Concepts float64
+	// Dates, unless -1, ranks the hits of an explicit recall whose query
+	// names a time ("two months ago", "in August 2023") a second time, by
+	// the same search kept to the iterations that started then, and fuses
+	// both rankings (dates.go; default 1, on).
+	Dates int
 }
 
 // maxIndexEvery bounds Config.IndexEvery: an explicit recall catches up
@@ -120,7 +125,7 @@ func (c Config) FadeEvery() int { return fadeTTLs * c.TTL }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8, Nearby: 2, Concepts: 0.25}
+	return Config{TTL: 8, ImplicitThreshold: 0.6, MaxImplicit: 2, MaxError: 2, MaxHits: 100, Focus: 5, Context: 1, IndexEvery: 32, SecondHop: 8, Nearby: 2, Concepts: 0.25, Dates: 1}
 }
 
 func (c Config) withDefaults() Config {
@@ -165,6 +170,12 @@ func (c Config) withDefaults() Config {
 		c.Concepts = 0
 	}
 	switch {
+	case c.Dates == 0:
+		c.Dates = d.Dates
+	case c.Dates < 0:
+		c.Dates = 0
+	}
+	switch {
 	case c.Nearby == 0:
 		c.Nearby = d.Nearby
 	case c.Nearby < 0:
@@ -198,6 +209,9 @@ func (c Config) Validate() error {
 	}
 	if math.IsNaN(c.Concepts) || c.Concepts > 4 {
 		return fmt.Errorf("recall concepts %g: want -1 (none) to 4, the weight of the concept search against the word search", c.Concepts)
+	}
+	if c.Dates > 1 {
+		return fmt.Errorf("recall dates %d: want 1 (on) or -1 (off)", c.Dates)
 	}
 	if c.Context > 8 {
 		return fmt.Errorf("recall context %d: want -1 (none) to 8 iterations", c.Context)

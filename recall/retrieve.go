@@ -105,6 +105,9 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		// as an identifier (named) makes the query a lookup.
 		hits = nearbyForWords(hits, named, r.cfg.Nearby, max(run.Iterations, 1))
 	}
+	if err == nil {
+		hits, err = r.byTime(ctx, ix, run, l, hits)
+	}
 	if err == nil && q.Fill {
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, focusN)
 	}

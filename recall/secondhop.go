@@ -126,19 +126,24 @@ func (r *Recaller) expansion(ctx context.Context, ix *index, run, question strin
 	return words, nil
 }
 
+// hitKey names a hit in rankings that are fused: the same document, the
+// same range.
+type hitKey struct {
+	kind, block string
+	first, last int
+}
+
+func keyOf(h Hit) hitKey { return hitKey{h.Kind, h.Block, h.First, h.Last} }
+
 // fuse merges two rankings of hits by reciprocal-rank fusion: a hit scores
 // the sum of 1/(rrfK+rank) over the rankings that hold it, its rank in the
 // first counted after the kept hits, which the second may hold too and
 // which are left out. Ties keep the first ranking's order. The fused score
 // replaces the BM25 one, scaled to stay under the kept hits' scores.
 func fuse(first, second, kept []Hit) []Hit {
-	type key struct {
-		kind, block string
-		first, last int
-	}
-	k := func(h Hit) key { return key{h.Kind, h.Block, h.First, h.Last} }
-	at := make(map[key]int, len(first)+len(second))
-	skip := make(map[key]bool, len(kept))
+	k := keyOf
+	at := make(map[hitKey]int, len(first)+len(second))
+	skip := make(map[hitKey]bool, len(kept))
 	for _, h := range kept {
 		skip[k(h)] = true
 	}

@@ -21,7 +21,9 @@ shows it in the Retrieved partition for the next iterations (recall ttl, default
 Everything is ranked, what the window already shows in full too: such hits say
 "visible": true in --json, and the window never shows them twice. A hit amid other hits
 (within recall nearby iterations, default 2) ranks higher: both rankings are fused, unless
-a keyword is an identifier (a path, a file name, a code), whose exact matches come first. The best five hits
+a keyword is an identifier (a path, a file name, a code), whose exact matches come first.
+Keywords that name a time ("two months ago", "last weekend", "in August 2023") search the
+iterations that started then a second time, fused with the first (recall dates). The best five hits
 (recall focus) come back with the iteration before and after them (recall context) unless
 those are much longer; a block hit brings back the iterations it covers, in full while
 they fit, else one line each.

@@ -149,22 +149,49 @@ func ParseEvidence(s string) (ids []string, ok bool) {
 	return ids, len(ids) == 1 && strings.TrimSpace(s) == ids[0]
 }
 
-// base is the clock of the journal's events; LoCoMo's dates are free text,
-// so they travel in the text, and timestamps only keep the order.
+// base is the clock of a conversation whose first session's date does
+// not parse.
 var base = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// sessionLayout is the form of LoCoMo's session dates, "1:56 pm on 8 May,
+// 2023".
+const sessionLayout = "3:04 pm on 2 January, 2006"
+
+// ParseSessionDate reads a session's date; the zero time when it does not
+// parse.
+func ParseSessionDate(s string) time.Time {
+	t, err := time.Parse(sessionLayout, strings.ToLower(strings.TrimSpace(s)))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
 // Events turns a conversation into a Delta journal: RUN_START, then one
-// THOUGHT per turn, "[D1:3] Caroline (1:56 pm on 8 May, 2023): text".
+// THOUGHT per turn, "[D1:3] Caroline (1:56 pm on 8 May, 2023): text". A
+// turn's event is dated at its session's date, a minute after the turn
+// before; a session whose date does not parse, or comes before the turn
+// before, goes on a minute after it, so that the journal stays in order.
 func (c *Conversation) Events() []journal.Event {
 	var out []journal.Event
-	ev := func(typ string, payload any) {
-		raw, _ := json.Marshal(payload)
-		out = append(out, journal.Event{Seq: int64(len(out) + 1), Timestamp: base.Add(time.Duration(len(out)) * time.Minute), Type: typ, Payload: raw})
+	clock := base
+	if len(c.Sessions) > 0 {
+		if t := ParseSessionDate(c.Sessions[0].DateTime); !t.IsZero() {
+			clock = t
+		}
 	}
-	ev(journal.TypeRunStart, journal.RunStartPayload{RunID: c.ID, Task: fmt.Sprintf("Conversation between %s and %s", c.SpeakerA, c.SpeakerB)})
+	ev := func(at time.Time, typ string, payload any) {
+		raw, _ := json.Marshal(payload)
+		out = append(out, journal.Event{Seq: int64(len(out) + 1), Timestamp: at, Type: typ, Payload: raw})
+		clock = at.Add(time.Minute)
+	}
+	ev(clock, journal.TypeRunStart, journal.RunStartPayload{RunID: c.ID, Task: fmt.Sprintf("Conversation between %s and %s", c.SpeakerA, c.SpeakerB)})
 	for _, s := range c.Sessions {
+		if t := ParseSessionDate(s.DateTime); t.After(clock) {
+			clock = t
+		}
 		for _, t := range s.Turns {
-			ev(journal.TypeThought, journal.ThoughtPayload{Content: TurnLine(s, t)})
+			ev(clock, journal.TypeThought, journal.ThoughtPayload{Content: TurnLine(s, t)})
 		}
 	}
 	return out

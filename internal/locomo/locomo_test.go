@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseEvidence(t *testing.T) {
@@ -80,4 +81,30 @@ func FuzzParseEvidence(f *testing.F) {
 			t.Fatalf("ParseEvidence(%q) = %v, ok", s, ids)
 		}
 	})
+}
+
+// TestEventsCarryTheSessionDates: each turn's event is dated at its
+// session's date, a minute after the turn before; a session whose date
+// does not parse, or comes before the turn before, goes on after it.
+func TestEventsCarryTheSessionDates(t *testing.T) {
+	t.Parallel()
+	turn := func(id string) Turn { return Turn{Speaker: "Ana", DiaID: id, Text: "hello"} }
+	c := Conversation{ID: "c", SpeakerA: "Ana", SpeakerB: "Ben", Sessions: []Session{
+		{Number: 1, DateTime: "1:56 pm on 8 May, 2023", Turns: []Turn{turn("D1:1"), turn("D1:2")}},
+		{Number: 2, DateTime: "", Turns: []Turn{turn("D2:1")}},
+		{Number: 3, DateTime: "10:37 am on 27 June, 2023", Turns: []Turn{turn("D3:1")}},
+		{Number: 4, DateTime: "9:00 am on 1 June, 2023", Turns: []Turn{turn("D4:1")}},
+	}}
+	ev := c.Events()
+	may8 := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	june27 := time.Date(2023, 6, 27, 10, 37, 0, 0, time.UTC)
+	want := []time.Time{may8, may8.Add(time.Minute), may8.Add(2 * time.Minute), may8.Add(3 * time.Minute), june27, june27.Add(time.Minute)}
+	if len(ev) != len(want) {
+		t.Fatalf("%d events, want %d", len(ev), len(want))
+	}
+	for i, e := range ev {
+		if !e.Timestamp.Equal(want[i]) {
+			t.Errorf("event %d at %s, want %s", i+1, e.Timestamp, want[i])
+		}
+	}
 }
