@@ -229,7 +229,7 @@ func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last in
 	// say again what the section's heading says, unless it says how the
 	// iteration failed.
 	// Only folded iterations' renderings are kept: they no longer change.
-	rs, err := e.renderings(ctx, run.ID, folded, maxOut, first == last, keep && settled)
+	rs, err := e.renderings(ctx, run, folded, maxOut, first == last, keep && settled)
 	if err != nil {
 		return rr, err
 	}

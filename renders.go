@@ -42,7 +42,8 @@ func (e *Engine) renderKey(maxOut int) string {
 // the rendering of one iteration shown alone: without the trailing
 // newlines, and without its L0 heading when the heading says only "ok"
 // (the recall's section heading names the iteration already).
-func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxOut int, lone, keep bool) ([]rendering, error) {
+func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, maxOut int, lone, keep bool) ([]rendering, error) {
+	run := r.ID
 	if len(numbers) == 0 {
 		return nil, nil
 	}
@@ -68,7 +69,7 @@ func (e *Engine) renderings(ctx context.Context, run string, numbers []int, maxO
 	if len(missing) == 0 {
 		return out, nil
 	}
-	its, err := e.Journal.Iterations(ctx, run, missing[0], missing[len(missing)-1], journal.ReadOptions{})
+	its, err := e.Journal.IterationsOf(ctx, r, missing[0], missing[len(missing)-1], journal.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,12 @@ func queryEvents(ctx context.Context, st *sqlx.Stmt, runID string, from, to int6
 	if err != nil {
 		return nil, fmt.Errorf("read events %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 	}
+	return scanEvents(rows, runID)
+}
+
+// scanEvents reads event rows (seq, ts, type, payload) of a run, and
+// closes them.
+func scanEvents(rows *sqlx.Rows, runID string) ([]Event, error) {
 	defer rows.Close()
 	var out []Event
 	for rows.Next() {
@@ -107,22 +113,26 @@ func (s *Store) Iterations(ctx context.Context, runID string, from, to int, opts
 	if err != nil {
 		return nil, err
 	}
+	return s.IterationsOf(ctx, run, from, to, opts)
+}
+
+// IterationsOf is Iterations for a run the caller has read already: one
+// statement, where Iterations first reads the run. The range is checked
+// against run as given; iterations it does not count yet are outside it.
+func (s *Store) IterationsOf(ctx context.Context, run Run, from, to int, opts ReadOptions) ([]*Iteration, error) {
+	runID := run.ID
 	if from < 1 || to < from || to > run.Iterations {
 		return nil, &RangeError{Run: runID, From: from, To: to, Iterations: run.Iterations}
 	}
-	rng, err := s.reads.Prepared(ctx, sqlSelectRange)
+	sel, err := s.reads.Prepared(ctx, sqlSelectRangeEvents)
 	if err != nil {
 		return nil, err
 	}
-	var first, last int64
-	if err := rng.QueryRowxContext(ctx, runID, from, to).Scan(&first, &last); err != nil {
+	rows, err := sel.QueryxContext(ctx, runID, from, to)
+	if err != nil {
 		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
 	}
-	sel, err := s.reads.Prepared(ctx, sqlSelectEvents)
-	if err != nil {
-		return nil, err
-	}
-	events, err := queryEvents(ctx, sel, runID, first, last)
+	events, err := scanEvents(rows, runID)
 	if err != nil {
 		return nil, err
 	}

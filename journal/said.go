@@ -9,10 +9,12 @@ import (
 )
 
 // sqlSelectSaid reads the thoughts and user messages of a range of
-// iterations, and no other event: tool outputs, which can be long, stay
-// in the database.
+// iterations, and no other event. An iteration's user messages come before
+// its thought (one after it opens the next iteration), and its tool calls
+// and outputs after: the scan stops at the thought, so the outputs, which
+// can be long, are not read.
 const sqlSelectSaid = `SELECT i.number, e.type, e.payload FROM iterations i
-	JOIN events e ON e.run_id = i.run_id AND e.seq BETWEEN i.first_seq AND i.last_seq
+	JOIN events e ON e.run_id = i.run_id AND e.seq BETWEEN i.first_seq AND CASE WHEN i.thought_seq > 0 THEN i.thought_seq ELSE i.last_seq END
 	WHERE i.run_id = ? AND i.number BETWEEN ? AND ? AND e.type IN ('` + TypeThought + `', '` + TypeUserMessage + `')
 	ORDER BY e.seq`
 

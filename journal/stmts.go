@@ -7,8 +7,12 @@ const (
 	sqlSelectRun       = `SELECT ` + runColumns + ` FROM runs WHERE id = ?`
 	sqlSelectOpenRange = `SELECT first_seq, last_seq FROM iterations WHERE run_id = ? AND number = ?`
 	sqlSelectEvents    = `SELECT seq, ts, type, payload FROM events WHERE run_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`
-	sqlSelectRange     = `SELECT (SELECT first_seq FROM iterations WHERE run_id = ?1 AND number = ?2),
-		(SELECT last_seq FROM iterations WHERE run_id = ?1 AND number = ?3)`
+	// sqlSelectRangeEvents reads the events of iterations ?2..?3: the
+	// bounds are scalar subqueries, evaluated once, so the scan is the
+	// same range scan of the events' key as sqlSelectEvents.
+	sqlSelectRangeEvents = `SELECT seq, ts, type, payload FROM events WHERE run_id = ?1 AND seq BETWEEN
+		(SELECT first_seq FROM iterations WHERE run_id = ?1 AND number = ?2) AND
+		(SELECT last_seq FROM iterations WHERE run_id = ?1 AND number = ?3) ORDER BY seq`
 	sqlInsertEvent = `INSERT INTO events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)`
 	sqlInsertRun   = `INSERT INTO runs (id, format, status) VALUES (?, ?, ?)`
 	sqlUpsertIter  = sqlIterInsert + sqlIterTuple + sqlIterConflict

@@ -98,7 +98,7 @@ func (b *mentionBatch) save(ctx context.Context, s *store, run string, after, to
 func (r *Recaller) mention(ctx context.Context, run journal.Run, done int) error {
 	for from := done + 1; from < run.Iterations; {
 		to := min(run.Iterations-1, from+mentionChunk-1)
-		its, err := r.journal.Iterations(ctx, run.ID, from, to, journal.ReadOptions{})
+		its, err := r.journal.IterationsOf(ctx, run, from, to, journal.ReadOptions{})
 		if err != nil {
 			return err
 		}

@@ -110,7 +110,7 @@ func (r *Recaller) Step(ctx context.Context, run journal.Run) (StepResult, error
 	if from > run.Iterations {
 		return res, nil
 	}
-	its, err := r.journal.Iterations(ctx, run.ID, from, run.Iterations, journal.ReadOptions{})
+	its, err := r.journal.IterationsOf(ctx, run, from, run.Iterations, journal.ReadOptions{})
 	if err != nil {
 		return res, err
 	}
