@@ -22,7 +22,7 @@ const maxCueRanges = 3
 // time, the journal gives its turns none, or the time named holds none of
 // the run's turns or all of them.
 func (r *Recaller) byTime(ctx context.Context, ix *index, run journal.Run, l lookup, hits []Hit) ([]Hit, error) {
-	if r.cfg.Dates <= 0 || run.Iterations < 2 || len(hits) == 0 {
+	if r.cfg.Dates <= 0 || run.Iterations < 2 || len(hits) == 0 || !namesTime(l.words) {
 		return hits, nil
 	}
 	now, err := r.journal.StartedAt(ctx, run.ID, run.Iterations)

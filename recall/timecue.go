@@ -27,7 +27,7 @@ const day = 24 * time.Hour
 var numberWords = map[string]int{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-	"a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3,
+	"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3,
 }
 
 // months maps month names and their short forms to months.
@@ -45,11 +45,14 @@ func init() {
 }
 
 const (
-	numberRE = `(\d{1,3}|a couple of|couple of|a few|few|several|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
+	numberRE = `(\d{1,3}|a couple of|a couple|couple of|a few|few|several|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`
 	unitRE   = `(day|week|weekend|month|year)s?`
-	monthRE  = `(january|february|march|april|may|june|july|august|september|sept|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
-	yearRE   = `((?:19|20)\d\d)`
-	ordRE    = `(\d{1,2})(?:st|nd|rd|th)?`
+	// monthNameRE is the full names alone: a short one after "of" or "in"
+	// is as likely a name ("think of Jan").
+	monthNameRE = `(january|february|march|april|may|june|july|august|september|october|november|december)`
+	monthRE     = `(january|february|march|april|may|june|july|august|september|sept|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
+	yearRE      = `((?:19|20)\d\d)`
+	ordRE       = `(\d{1,2})(?:st|nd|rd|th)?`
 )
 
 var (
@@ -59,7 +62,7 @@ var (
 	// "August 2023"; a month alone only after a word that makes it one
 	// ("in May", not "may I").
 	reMonthYear = regexp.MustCompile(`\b` + monthRE + `,?\s+` + yearRE + `\b`)
-	reInMonth   = regexp.MustCompile(`\b(?:in|during|since|until|of|early|late|mid|around|throughout|through|last|this)\s+(?:the\s+month\s+of\s+)?` + monthRE + `\b`)
+	reInMonth   = regexp.MustCompile(`\b(?:in|during|since|until|of|early|late|mid|around|throughout|through|last|this)\s+(?:the\s+month\s+of\s+)?` + monthNameRE + `\b`)
 	reYear      = regexp.MustCompile(`\b(?:in|during|of|since|throughout|year)\s+` + yearRE + `\b`)
 	// "two months ago", "3 weeks before August 11, 2023", "the week before".
 	reAgo = regexp.MustCompile(`\b(?:` + numberRE + `|the)\s+` + unitRE + `\s+(ago|earlier|before|prior to)\b`)
@@ -79,7 +82,7 @@ func timeCues(question string, now time.Time) []span {
 	if now.IsZero() {
 		return nil
 	}
-	q := strings.ToLower(strings.NewReplacer("’", "'", "‘", "'").Replace(question))
+	q := normalQuestion(question)
 	loc := now.Location()
 	var out []span
 	// Absolute dates first: "before <date>" reads a relative cue from
@@ -87,6 +90,9 @@ func timeCues(question string, now time.Time) []span {
 	type dated struct {
 		at, end int
 		s       span
+		// on is the date named, where a relative cue before it counts
+		// from.
+		on time.Time
 	}
 	var dates []dated
 	taken := func(at int) bool {
@@ -107,7 +113,7 @@ func timeCues(question string, now time.Time) []span {
 		}
 		// The day, and the day after: a person tells of a day that evening
 		// or the next.
-		dates = append(dates, dated{at, end, span{t.Add(-day), t.Add(3 * day)}})
+		dates = append(dates, dated{at, end, span{t.Add(-day), t.Add(3 * day)}, t})
 	}
 	for _, m := range reDayMonth.FindAllStringSubmatchIndex(q, -1) {
 		d, _ := strconv.Atoi(q[m[2]:m[3]])
@@ -125,7 +131,7 @@ func timeCues(question string, now time.Time) []span {
 		if y == 0 {
 			t = latest(now, func(y int) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, loc) })
 		}
-		dates = append(dates, dated{at, end, span{t.Add(-3 * day), t.AddDate(0, 1, 3)}})
+		dates = append(dates, dated{at, end, span{t.Add(-3 * day), t.AddDate(0, 1, 3)}, t})
 	}
 	for _, m := range reMonthYear.FindAllStringSubmatchIndex(q, -1) {
 		if taken(m[0]) {
@@ -146,11 +152,11 @@ func timeCues(question string, now time.Time) []span {
 		}
 		y, _ := strconv.Atoi(q[m[2]:m[3]])
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
-		dates = append(dates, dated{m[2], m[1], span{t.Add(-7 * day), t.AddDate(1, 0, 7)}})
+		dates = append(dates, dated{m[2], m[1], span{t.Add(-7 * day), t.AddDate(1, 0, 7)}, t})
 	}
 	for _, m := range reHoliday.FindAllStringSubmatchIndex(q, -1) {
 		t := latest(now, holiday(q[m[2]:m[3]], loc))
-		dates = append(dates, dated{m[0], m[1], span{t.Add(-3 * day), t.Add(4 * day)}})
+		dates = append(dates, dated{m[0], m[1], span{t.Add(-3 * day), t.Add(4 * day)}, t})
 	}
 	// anchor is the date a relative cue ending at end counts from: one
 	// that follows it ("two weeks before August 11"), else now.
@@ -161,7 +167,7 @@ func timeCues(question string, now time.Time) []span {
 			}
 			switch strings.Trim(q[end:d.at], " ,") {
 			case "", "the", "on", "before", "before the", "prior to", "as of":
-				return d.s.from.Add(day), true
+				return d.on, true
 			}
 		}
 		return now, false
@@ -173,12 +179,12 @@ func timeCues(question string, now time.Time) []span {
 		}
 		unit := q[m[4]:m[5]]
 		from, anchored := now, false
-		if word := q[m[6]:m[7]]; word == "before" || word == "prior to" {
+		if word := q[m[6]:m[7]]; word != "ago" {
+			// "Before", "prior to" and "earlier" count from a date that
+			// follows; "the day before I left" names no time.
 			if from, anchored = anchor(m[1]); !anchored {
-				continue // "the day before I left": no time named
+				continue
 			}
-		} else if m[2] < 0 {
-			continue // "the week earlier"
 		}
 		center := back(from, unit, n)
 		slack := max(length(unit)/2, time.Duration(n)*length(unit)/4)
@@ -197,10 +203,13 @@ func timeCues(question string, now time.Time) []span {
 			n = count(q[m[4]:m[5]])
 		}
 		end := from.Add(2 * day)
+		if unit == "day" && m[4] < 0 || strings.HasPrefix(q[m[1]:], " of ") {
+			continue // "the last day", "the last week of July": not counted from now
+		}
 		switch {
 		case which == "this":
 			out = append(out, span{startOf(from, unit).Add(-day), end})
-		case m[4] < 0 && which == "last" || which == "previous":
+		case m[4] < 0 && (which == "last" || which == "previous"):
 			// The unit before this one: last year is the calendar year
 			// before this one, last week the seven days before this week.
 			out = append(out, span{startOf(back(from, unit, 1), unit).Add(-day), end})
@@ -216,6 +225,26 @@ func timeCues(question string, now time.Time) []span {
 		out = append(out, d.s)
 	}
 	return out
+}
+
+// cueREs are the expressions of a time a question may hold.
+var cueREs = []*regexp.Regexp{reDayMonth, reMonthDay, reMonthYear, reInMonth, reYear, reAgo, reLast, reYesterday, reHoliday}
+
+// namesTime reports whether question may name a time (timeCues): when it
+// does not, the time it is asked need not be read.
+func namesTime(question string) bool {
+	q := normalQuestion(question)
+	for _, re := range cueREs {
+		if re.MatchString(q) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalQuestion lower-cases a question and straightens its quotes.
+func normalQuestion(question string) string {
+	return strings.ToLower(strings.NewReplacer("’", "'", "‘", "'").Replace(question))
 }
 
 // count reads a number a question gives in words or digits.

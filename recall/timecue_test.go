@@ -38,9 +38,22 @@ func TestTimeCues(t *testing.T) {
 			[]time.Time{d(2022, 4, 9)}, []time.Time{d(2023, 3, 5)}},
 		{"How many days did I spend camping this year?",
 			[]time.Time{d(2023, 1, 5)}, []time.Time{d(2022, 6, 1)}},
+		{"What did I buy the week before Christmas?",
+			[]time.Time{d(2022, 12, 18), d(2022, 12, 25)}, []time.Time{d(2022, 11, 25), d(2023, 1, 10)}},
+		{"What did I do on New Year’s Eve?",
+			[]time.Time{d(2022, 12, 31)}, []time.Time{d(2022, 12, 20)}},
+		{"What did I read in the previous three months?",
+			[]time.Time{d(2022, 12, 20)}, []time.Time{d(2022, 11, 1)}},
+		{"What did we do the last week of July?",
+			[]time.Time{d(2022, 7, 25)}, []time.Time{d(2023, 3, 8)}},
+		{"What did I buy a couple weeks ago?",
+			[]time.Time{d(2023, 2, 25)}, []time.Time{d(2023, 1, 25)}},
 		{"What did we eat at Thanksgiving?",
 			[]time.Time{d(2022, 11, 24)}, []time.Time{d(2022, 11, 10)}},
 	} {
+		if !namesTime(c.question) {
+			t.Errorf("%q: namesTime says it names no time", c.question)
+		}
 		spans := timeCues(c.question, now)
 		in := func(at time.Time) bool {
 			for _, s := range spans {
@@ -69,10 +82,14 @@ func TestTimeCues(t *testing.T) {
 		"I've got some free time tonight, any documentary recommendations?",
 		"How many shirts did I pack for my 5-day trip?",
 		"What did we talk about before the move?",
+		"What was the last day of the conference like?",
+		"What did I buy two weeks earlier than the concert?",
+		"What did Caroline think of Jan?",
 	} {
 		if spans := timeCues(q, now); len(spans) > 0 {
 			t.Errorf("%q names no time, read as %v", q, spans)
 		}
+
 	}
 	if spans := timeCues("What did I do two days ago?", time.Time{}); len(spans) > 0 {
 		t.Errorf("a question asked at no known time read as %v", spans)
