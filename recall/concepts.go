@@ -143,19 +143,14 @@ func (ix *index) addConcepts(ctx context.Context, l lookup, hits []Hit, weight f
 	if err != nil || len(more) == 0 {
 		return hits, err
 	}
-	type key struct {
-		kind, block string
-		first, last int
-	}
-	k := func(h Hit) key { return key{h.Kind, h.Block, h.First, h.Last} }
 	top := 0.0
 	if len(hits) > 0 && hits[0].Score > 0 {
 		top = hits[0].Score
 	}
-	at := make(map[key]int, len(hits))
+	at := make(map[hitKey]int, len(hits))
 	out := make([]Hit, 0, len(hits)+len(more))
 	for _, h := range hits {
-		at[k(h)] = len(out)
+		at[keyOf(h)] = len(out)
 		h.Score /= cmp.Or(top, 1)
 		out = append(out, h)
 	}
@@ -165,7 +160,7 @@ func (ix *index) addConcepts(ctx context.Context, l lookup, hits []Hit, weight f
 	}
 	for _, h := range more {
 		s := weight * h.Score / best
-		if j, ok := at[k(h)]; ok {
+		if j, ok := at[keyOf(h)]; ok {
 			out[j].Score += s
 			continue
 		}

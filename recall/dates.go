@@ -3,7 +3,6 @@ package recall
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 
 	"github.com/delta-memory/delta-memory/journal"
@@ -67,21 +66,20 @@ func fuseDated(first, dated []Hit) []Hit {
 	if top <= 0 {
 		return first
 	}
-	k := keyOf
 	at := make(map[hitKey]int, len(first)+len(dated))
 	out := make([]Hit, 0, len(first)+len(dated))
 	for i, h := range first {
-		at[k(h)] = len(out)
+		at[keyOf(h)] = len(out)
 		h.Score = 1 / float64(rrfK+i+1)
 		out = append(out, h)
 	}
 	for j, h := range dated {
 		s := min(1, h.Score/top) / float64(rrfK+j+1)
-		if i, ok := at[k(h)]; ok {
+		if i, ok := at[keyOf(h)]; ok {
 			out[i].Score += s
 			continue
 		}
-		at[k(h)] = len(out)
+		at[keyOf(h)] = len(out)
 		h.Score = s
 		out = append(out, h)
 	}
@@ -89,10 +87,8 @@ func fuseDated(first, dated []Hit) []Hit {
 	f := top / out[0].Score
 	for i := range out {
 		out[i].Score *= f
-		if i > 0 && out[i].Score >= out[i-1].Score {
-			out[i].Score = math.Nextafter(out[i-1].Score, math.Inf(-1))
-		}
 	}
+	descend(out)
 	return out
 }
 

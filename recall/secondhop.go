@@ -141,26 +141,25 @@ func keyOf(h Hit) hitKey { return hitKey{h.Kind, h.Block, h.First, h.Last} }
 // which are left out. Ties keep the first ranking's order. The fused score
 // replaces the BM25 one, scaled to stay under the kept hits' scores.
 func fuse(first, second, kept []Hit) []Hit {
-	k := keyOf
 	at := make(map[hitKey]int, len(first)+len(second))
 	skip := make(map[hitKey]bool, len(kept))
 	for _, h := range kept {
-		skip[k(h)] = true
+		skip[keyOf(h)] = true
 	}
 	out := make([]Hit, 0, len(first)+len(second))
 	for i, h := range first {
-		at[k(h)] = len(out)
+		at[keyOf(h)] = len(out)
 		h.Score = 1 / float64(rrfK+len(kept)+i+1)
 		out = append(out, h)
 	}
 	rank := 0
 	for _, h := range second {
-		if skip[k(h)] {
+		if skip[keyOf(h)] {
 			continue
 		}
 		rank++
 		s := 1 / float64(rrfK+len(kept)+rank)
-		if j, ok := at[k(h)]; ok {
+		if j, ok := at[keyOf(h)]; ok {
 			out[j].Score += s
 			continue
 		}
@@ -176,13 +175,19 @@ func fuse(first, second, kept []Hit) []Hit {
 			out[i].Score *= floor / (2 / float64(rrfK))
 		}
 	}
-	// Two hits with swapped ranks fuse to the same score: the one ranked
-	// second gets the next lower float, so that ordering by score keeps
-	// this order.
-	for i := 1; i < len(out); i++ {
-		if out[i].Score >= out[i-1].Score {
-			out[i].Score = math.Nextafter(out[i-1].Score, math.Inf(-1))
+	// Two hits with swapped ranks fuse to the same score.
+	descend(out)
+	return out
+}
+
+// descend makes the scores of hits, in their order, strictly decreasing:
+// a hit that scores as much as the one before it gets the next lower
+// float, so that what orders recalls by score (the recall store) keeps
+// this order.
+func descend(hits []Hit) {
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score >= hits[i-1].Score {
+			hits[i].Score = math.Nextafter(hits[i-1].Score, math.Inf(-1))
 		}
 	}
-	return out
 }

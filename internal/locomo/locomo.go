@@ -157,9 +157,9 @@ var base = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
 // 2023".
 const sessionLayout = "3:04 pm on 2 January, 2006"
 
-// ParseSessionDate reads a session's date; the zero time when it does not
+// parseSessionDate reads a session's date; the zero time when it does not
 // parse.
-func ParseSessionDate(s string) time.Time {
+func parseSessionDate(s string) time.Time {
 	t, err := time.Parse(sessionLayout, strings.ToLower(strings.TrimSpace(s)))
 	if err != nil {
 		return time.Time{}
@@ -176,7 +176,7 @@ func (c *Conversation) Events() []journal.Event {
 	var out []journal.Event
 	clock := base
 	if len(c.Sessions) > 0 {
-		if t := ParseSessionDate(c.Sessions[0].DateTime); !t.IsZero() {
+		if t := parseSessionDate(c.Sessions[0].DateTime); !t.IsZero() {
 			clock = t
 		}
 	}
@@ -187,7 +187,7 @@ func (c *Conversation) Events() []journal.Event {
 	}
 	ev(clock, journal.TypeRunStart, journal.RunStartPayload{RunID: c.ID, Task: fmt.Sprintf("Conversation between %s and %s", c.SpeakerA, c.SpeakerB)})
 	for _, s := range c.Sessions {
-		if t := ParseSessionDate(s.DateTime); t.After(clock) {
+		if t := parseSessionDate(s.DateTime); t.After(clock) {
 			clock = t
 		}
 		for _, t := range s.Turns {
