@@ -164,6 +164,16 @@ func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum S
 		if !sameBlocks(current, inside) {
 			return fmt.Errorf("%w: iterations %d-%d", ErrFoldRace, o.First, o.Last)
 		}
+		// The new block absorbs them all, so each must lie within its
+		// range: one reaching past it would take the iterations outside
+		// the range out of the window (no visible block would cover them,
+		// nor would they show in full). plan widens the range to the blocks
+		// it cuts, but an L3/L4 fold reads its blocks again after wrapping
+		// its loose iterations (wrapLoose), and by then another process may
+		// have folded across one of the range's ends.
+		if cut := cutBy(current, o.First, o.Last); cut != nil {
+			return fmt.Errorf("%w: iterations %d-%d, now cut by block %s (%d-%d)", ErrFoldRace, o.First, o.Last, cut.ID, cut.First, cut.Last)
+		}
 		if b.ID, err = uniqueID(ctx, tx, run.ID, o.Level, o.First, o.Last); err != nil {
 			return err
 		}
@@ -226,6 +236,17 @@ func sameBlocks(a, b []*Block) bool {
 		}
 	}
 	return true
+}
+
+// cutBy returns the first of blocks that reaches outside first..last, or
+// nil if they all lie within it.
+func cutBy(blocks []*Block, first, last int) *Block {
+	for _, b := range blocks {
+		if b.First < first || b.Last > last {
+			return b
+		}
+	}
+	return nil
 }
 
 // visibleIn returns the visible blocks that overlap first..last.

@@ -199,7 +199,11 @@ func (s *Store) Activity(ctx context.Context, run string, first, last int) ([]Ac
 // visible block covers them), oldest first. Their number is bounded by the
 // window, because the scheduler folds them as they accumulate.
 func (s *Store) WorkingNotes(ctx context.Context, run string) ([]*Note, error) {
-	return queryNotes(ctx, s.db.Read, `INDEXED BY iteration_notes_l0 WHERE run_id = ? AND block IS NULL ORDER BY number`, run)
+	return workingNotes(ctx, s.db.Read, run)
+}
+
+func workingNotes(ctx context.Context, q sqlx.QueryerContext, run string) ([]*Note, error) {
+	return queryNotes(ctx, q, `INDEXED BY iteration_notes_l0 WHERE run_id = ? AND block IS NULL ORDER BY number`, run)
 }
 
 func queryNotes(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) ([]*Note, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 
@@ -153,13 +154,45 @@ type Shown struct {
 // Shown lists the visible blocks of a run, oldest first, with only what the
 // window renders: no metadata to decode on every build.
 func (s *Store) Shown(ctx context.Context, run string) ([]Shown, error) {
+	return shown(ctx, s.db.Read, run)
+}
+
+func shown(ctx context.Context, q sqlx.QueryerContext, run string) ([]Shown, error) {
 	var out []Shown
-	err := s.db.Read.SelectContext(ctx, &out, `SELECT id, level, first_iter, last_iter, tokens, content
+	err := sqlx.SelectContext(ctx, q, &out, `SELECT id, level, first_iter, last_iter, tokens, content
 		FROM blocks WHERE run_id = ? AND visible = 1 ORDER BY first_iter`, run)
 	if err != nil {
 		return nil, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return out, nil
+}
+
+// betweenWindowReads, when set (by tests), runs between Window's two reads.
+var betweenWindowReads atomic.Pointer[func()]
+
+// Window reads what a context window shows of a run's folds: its visible
+// blocks (Shown) and the notes of the iterations no block covers
+// (WorkingNotes), in one read snapshot. Read one after the other, a fold
+// that another process commits between them could make the window show an
+// iteration twice (in its new block and in full) or not at all.
+func (s *Store) Window(ctx context.Context, run string) ([]Shown, []*Note, error) {
+	tx, err := s.db.Snapshot(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tx.Rollback()
+	blocks, err := shown(ctx, tx, run)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f := betweenWindowReads.Load(); f != nil {
+		(*f)()
+	}
+	notes, err := workingNotes(ctx, tx, run)
+	if err != nil {
+		return nil, nil, err
+	}
+	return blocks, notes, nil
 }
 
 // AllBlocks returns every block of a run, absorbed and unfolded ones too,

@@ -27,7 +27,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		return buildSubtask(ctx, j, fs, run, opts, c, static)
 	}
 
-	blocks, err := fs.Shown(ctx, run.ID)
+	blocks, notes, err := fs.Window(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -42,10 +42,6 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		}
 	}
 
-	notes, err := fs.WorkingNotes(ctx, run.ID)
-	if err != nil {
-		return nil, err
-	}
 	working := Partition{Name: Working}
 	shown := notes
 	if opts.Native > 0 {

@@ -86,11 +86,12 @@ func build(ctx context.Context, dir string, o Options) (*memory.Engine, *synth.G
 }
 
 // Miscovered checks that every iteration of run is shown by exactly one
-// visible thing: a visible block's range, or itself in full. It returns the
+// visible thing: a visible block's range, or itself in full, both read in
+// one snapshot (fold.Store.Window), as the window reads them. It returns the
 // first iteration that is not and how many times it is covered, or 0, 0.
 func Miscovered(ctx context.Context, eng *memory.Engine, run journal.Run) (iteration, times int, err error) {
 	covered := make([]int, run.Iterations+1)
-	blocks, err := eng.Fold.VisibleBlocks(ctx, run.ID)
+	blocks, notes, err := eng.Fold.Window(ctx, run.ID)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -98,10 +99,6 @@ func Miscovered(ctx context.Context, eng *memory.Engine, run journal.Run) (itera
 		for n := max(b.First, 1); n <= min(b.Last, run.Iterations); n++ {
 			covered[n]++
 		}
-	}
-	notes, err := eng.Fold.WorkingNotes(ctx, run.ID)
-	if err != nil {
-		return 0, 0, err
 	}
 	for _, n := range notes {
 		if n.Number <= run.Iterations {
