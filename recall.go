@@ -12,6 +12,7 @@ import (
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/scoring"
 	"github.com/delta-memory/delta-memory/window"
 )
 
@@ -109,11 +110,12 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 		// window shows the recalls in this order; the timeline chooses its
 		// own, so there every recall names its query.
 		name := recallName(r)
-		if focused && r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since {
+		same := focused && r.Reason == recall.ReasonExplicit && prev.Reason == r.Reason && prev.Query == r.Query && prev.Since == r.Since
+		if same {
 			name = sameRecallName(r)
 		}
 		prev = r
-		out = append(out, window.Recalled{Name: name, Source: fmt.Sprintf("recall:%d", r.ID),
+		out = append(out, window.Recalled{Name: name, Bare: same, Source: fmt.Sprintf("recall:%d", r.ID),
 			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)},
 			Since: r.Since, Carried: r.Since < from, Lingering: r.Expires < run.Iterations})
 		if h, ok := held[r.ID]; ok {
@@ -146,7 +148,10 @@ func heldBy(recalls []recall.Recall) map[int]recall.Recall {
 
 // sameRecallName heads a recall's section when the one before it came
 // from the same query, which that one's heading names: the range alone,
-// so that a recall of many short hits spends its room on them.
+// so that a recall of many short hits spends its room on them. The section
+// shows it only when its text does not name its iterations itself
+// (window.Recalled.Bare); the JSON form and the "not shown" trace always
+// name it.
 func sameRecallName(r recall.Recall) string {
 	if r.Last != r.First {
 		return fmt.Sprintf("Iterations %d-%d", r.First, r.Last)
@@ -459,11 +464,7 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 		}
 		p.texts[[2]int{h.First, h.Last}] = rt
 	}
-	name := recallName(h)
-	if len(p.c.hits) > 0 {
-		name = sameRecallName(h)
-	}
-	cost := cmp.Or(rt.fullTokens, rt.linesTokens) + p.e.Tokenizer.Count(name) + 4
+	cost := hitCost(p.e.Tokenizer, h, rt, len(p.c.hits) == 0)
 	if i < typicalHits {
 		p.early = append(p.early, cost)
 	}
@@ -478,6 +479,25 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 	}
 	p.consider(h, rt, cost, i >= p.focus)
 	return !p.full(), nil
+}
+
+// hitCost is what hit h, rendered as rt, takes of a fill's room: its text
+// (in full, else its lines), the blank line after it, and a heading, which
+// a hit after the first does without when its text names its iterations
+// (window.Recalled.Bare).
+func hitCost(tok scoring.Tokenizer, h recall.Recall, rt recallRender, first bool) int {
+	text, tokens := rt.full, rt.fullTokens
+	if tokens == 0 {
+		text, tokens = rt.lines, rt.linesTokens
+	}
+	if !first && window.SelfNamed(text) {
+		return tokens + 2
+	}
+	name := sameRecallName(h)
+	if first {
+		name = recallName(h)
+	}
+	return tokens + tok.Count(name) + 4
 }
 
 // release considers the waiting hits due before rank (all of them with

@@ -17,7 +17,7 @@ import (
 // rendering changes, so that renderings kept in recall_renders by an
 // older build are made again; TestRenderVersionNamesTheRendering fails
 // until then.
-const renderVersion = "2"
+const renderVersion = "3"
 
 // rendering is an iteration's L0 Markdown and its token count.
 type rendering struct {
@@ -38,7 +38,8 @@ func (e *Engine) renderKey(maxOut int) string {
 // belong here: they no longer change.
 //
 // An iteration that only speaks renders as fold.SpokenLine, one line per
-// message, unless it is lone; any other as fold.RenderL0. lone asks for
+// message, alone or not, so that its text names it (window.SelfNamed);
+// any other as fold.RenderL0. lone asks for
 // the rendering of one iteration shown alone: without the trailing
 // newlines, and without its L0 heading when the heading says only "ok"
 // (the recall's section heading names the iteration already).
@@ -79,7 +80,7 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 		if i < 0 || out[i].Markdown != "" {
 			continue
 		}
-		if line, ok := fold.SpokenLine(it); ok && !lone {
+		if line, ok := fold.SpokenLine(it); ok {
 			out[i].Markdown, out[i].Tokens = line, e.Tokenizer.Count(line)
 			made = append(made, out[i])
 			continue

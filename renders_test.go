@@ -16,7 +16,9 @@ const bundledJournal = "testdata/journals/synth-400.jsonl"
 
 // renderingSum is the SHA-256 of the bundled journal's iterations as
 // fold.RenderL0 and fold.SpokenLine render them (o200k_base, outputs
-// bounded at 200 tokens), for renderVersion "2".
+// bounded at 200 tokens). renderVersion went from "2" to "3" with the sum
+// unchanged: an iteration shown alone came to render as fold.SpokenLine
+// too, a choice renderings makes, not the two functions.
 const renderingSum = "37ab6e56c567f18f0df055a648def7c6c669305f4fd99494fd9bff5909e0fa0b"
 
 // TestRenderVersionNamesTheRendering fails when fold.RenderL0 or

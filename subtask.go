@@ -36,7 +36,7 @@ func (e *Engine) SubtaskContext(ctx context.Context, run journal.Run, subtask, s
 		if len(recalled) == 0 {
 			name = recallName(h)
 		}
-		recalled = append(recalled, window.Recalled{Name: name, Source: fmt.Sprintf("subtask:%d", len(recalled)+1),
+		recalled = append(recalled, window.Recalled{Name: name, Bare: len(recalled) > 0, Source: fmt.Sprintf("subtask:%d", len(recalled)+1),
 			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{h.First, min(h.Last, run.Iterations)}})
 	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: systemPrompt,

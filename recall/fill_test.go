@@ -179,8 +179,10 @@ func fillRecall(t *testing.T, eng *memory.Engine, words string) (*window.Context
 // TestRecalledTurnsShowOneLineEach: a conversation's turns are iterations
 // that only speak, and a recall brings back dozens of them. Each shows as
 // one line headed by its number ("[iter 42] thought: …"), in full, not
-// under an iteration heading of its own, and the window stays within its
-// budget.
+// under an iteration heading of its own, alone or with the turns around
+// it; only the first hit has a section heading (naming the question): the
+// others are set apart by a blank line, their lines naming them. The
+// window stays within its budget.
 func TestRecalledTurnsShowOneLineEach(t *testing.T) {
 	t.Parallel()
 	const budget = 3000
@@ -194,12 +196,13 @@ func TestRecalledTurnsShowOneLineEach(t *testing.T) {
 	if strings.Contains(got, "#### Iteration") {
 		t.Errorf("recalled turns show under iteration headings:\n%s", got)
 	}
-	ranges := 0
+	ranges, lone := 0, 0
 	for _, h := range hits {
 		if h.Iterations[0] == h.Iterations[1] {
-			continue
+			lone++
+		} else {
+			ranges++
 		}
-		ranges++
 		for n := h.Iterations[0]; n <= h.Iterations[1]; n++ {
 			want := fmt.Sprintf("[iter %d] thought: %s\n", n, lines[n-1])
 			if !strings.Contains(got, want) {
@@ -207,7 +210,19 @@ func TestRecalledTurnsShowOneLineEach(t *testing.T) {
 			}
 		}
 	}
-	if ranges == 0 {
-		t.Fatal("set-up: no hit came back with the turns around it")
+	if ranges == 0 || lone == 0 {
+		t.Fatalf("set-up: %d hits came back with the turns around them and %d alone, want some of each", ranges, lone)
+	}
+	md := cx.Markdown()
+	at := strings.Index(md, "## Retrieved memory")
+	if at < 0 {
+		t.Fatalf("no Retrieved partition:\n%s", md)
+	}
+	part, _, _ := strings.Cut(md[at+len("## Retrieved memory"):], "\n## ")
+	if n := strings.Count(part, "\n### "); n != 1 || !strings.Contains(part, "(recalled for \"lighthouse keeper lamp check\")") {
+		t.Errorf("the Retrieved partition has %d section headings, want one, the first hit's, naming the question:\n%s", n, part)
+	}
+	if shown := strings.Count(part, "\n\n[iter "); shown < len(hits)-2 {
+		t.Errorf("%d hits start after a blank line, want all but the first (%d hits):\n%s", shown, len(hits), part)
 	}
 }

@@ -16,6 +16,9 @@ func partitionHeading(name string) string { return "## " + partitionTitles[name]
 // sectionHeading is the "### …" line of a Static, Retrieved or Dynamic
 // section; blocks and iterations carry their own first line.
 func sectionHeading(partition string, s *Section) string {
+	if s.Bare {
+		return ""
+	}
 	switch partition {
 	case Static, Retrieved, Dynamic:
 		if t, ok := staticTitles[s.Name]; ok {
@@ -24,6 +27,14 @@ func sectionHeading(partition string, s *Section) string {
 		return "### " + s.Name + "\n"
 	}
 	return ""
+}
+
+// SelfNamed reports whether a recall's text names the iterations it holds
+// at its start, as one line per iteration ("[iter 80] …") and a full
+// rendering of several ("#### Iteration 80 (ok)") do: such a text needs no
+// section heading to say what it is (Recalled.Bare).
+func SelfNamed(text string) bool {
+	return strings.HasPrefix(text, "[iter ") || strings.HasPrefix(text, "#### Iteration ")
 }
 
 // staticTitles are the Markdown headings of the Static sections, whose JSON

@@ -83,7 +83,7 @@ func (f *fitter) forms(r Recalled) []form {
 		if c.tokens <= 0 {
 			c.tokens = f.count(c.text)
 		}
-		out = append(out, form{Section{Name: r.Name, Source: r.Source, Content: c.text, Tokens: c.tokens}, c.how})
+		out = append(out, form{Section{Name: r.Name, Source: r.Source, Content: c.text, Tokens: c.tokens, Bare: r.Bare && SelfNamed(c.text)}, c.how})
 	}
 	return out
 }

@@ -34,6 +34,9 @@ type Section struct {
 	Messages []fold.Message `json:"-"`
 	// MessageTokens counts Messages when set.
 	MessageTokens int `json:"-"`
+	// Bare says the section is written without its "### …" heading: its
+	// content names its iterations (Recalled.Bare).
+	Bare bool `json:"-"`
 	// at places the section in the run's timeline: a Working iteration's
 	// number, or the iteration a recall shown outside a focused window
 	// comes after.
@@ -163,6 +166,11 @@ type Recalled struct {
 	// iterations: while that one shows, the timeline shows it for both;
 	// else this one shows on its own.
 	HeldBy string
+	// Bare lets the section go without a heading when the text it shows
+	// names its iterations itself (SelfNamed): a hit of a question to
+	// memory after the first, whose heading would only say its range
+	// again. The blank line before it still sets it apart.
+	Bare bool
 }
 
 // How a recall showed in the window.
