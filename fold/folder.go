@@ -172,7 +172,7 @@ func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum S
 		// its loose iterations (wrapLoose), and by then another process may
 		// have folded across one of the range's ends.
 		if cut := cutBy(current, o.First, o.Last); cut != nil {
-			return fmt.Errorf("%w: iterations %d-%d, now cut by block %s (%d-%d)", ErrFoldRace, o.First, o.Last, cut.ID, cut.First, cut.Last)
+			return cutRace(o, cut)
 		}
 		if b.ID, err = uniqueID(ctx, tx, run.ID, o.Level, o.First, o.Last); err != nil {
 			return err
@@ -249,6 +249,11 @@ func cutBy(blocks []*Block, first, last int) *Block {
 	return nil
 }
 
+// cutRace is the error of fold o, whose range block cut now reaches past.
+func cutRace(o FoldOptions, cut *Block) error {
+	return fmt.Errorf("%w: iterations %d-%d, now cut by block %s (%d-%d)", ErrFoldRace, o.First, o.Last, cut.ID, cut.First, cut.Last)
+}
+
 // visibleIn returns the visible blocks that overlap first..last.
 func (f *Folder) visibleIn(ctx context.Context, run string, first, last int) ([]*Block, error) {
 	return f.Store.queryBlocks(ctx, f.Store.db.Read,
@@ -283,7 +288,17 @@ func (f *Folder) wrapLoose(ctx context.Context, run journal.Run, o FoldOptions, 
 	if _, err := f.foldAll(ctx, run, chunks); err != nil {
 		return nil, err
 	}
-	return f.visibleIn(ctx, run.ID, o.First, o.Last)
+	inside, err := f.visibleIn(ctx, run.ID, o.First, o.Last)
+	if err != nil {
+		return nil, err
+	}
+	// Another process may have folded across an end of the range while
+	// the loose iterations were wrapped: commit would refuse the fold, so
+	// refuse it before its summary is paid for.
+	if cut := cutBy(inside, o.First, o.Last); cut != nil {
+		return nil, cutRace(o, cut)
+	}
+	return inside, nil
 }
 
 // request gathers what the summarizer needs for a fold.
