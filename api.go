@@ -71,7 +71,9 @@ func (e *Engine) Bookmarks(ctx context.Context, run journal.Run) ([]fold.Bookmar
 // (fold.L2, fold.L3 or fold.L4), as `delta memory fold` does: the fold is
 // recorded as manual, and a range already folded at that level or coarser
 // is refused. A range that cuts a visible block is widened to the block's
-// boundaries; the returned block says which range it covers.
+// boundaries; the returned block says which range it covers. When another
+// process folds part of the range meanwhile, the fold is refused with an
+// error wrapping fold.ErrFoldRace, and can be run again.
 func (e *Engine) FoldIterations(ctx context.Context, run journal.Run, first, last, level int) (*fold.Block, error) {
 	if level < fold.L2 || level > fold.L4 {
 		return nil, fmt.Errorf("fold iterations %d-%d: level %d: want %d, %d or %d", first, last, level, fold.L2, fold.L3, fold.L4)

@@ -484,7 +484,10 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 // hitCost is what hit h, rendered as rt, takes of a fill's room: its text
 // (in full, else its lines), the blank line after it, and a heading, which
 // a hit after the first does without when its text names its iterations
-// (window.Recalled.Bare).
+// (window.Recalled.Bare). It may fall short by a heading where the window
+// shows another recall between two hits, or a hit refreshes an older
+// recall of another query: the window's fitter then shows the last hit as
+// lines, or not at all, and the budget holds.
 func hitCost(tok scoring.Tokenizer, h recall.Recall, rt recallRender, first bool) int {
 	text, tokens := rt.full, rt.fullTokens
 	if tokens == 0 {

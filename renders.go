@@ -39,10 +39,10 @@ func (e *Engine) renderKey(maxOut int) string {
 //
 // An iteration that only speaks renders as fold.SpokenLine, one line per
 // message, alone or not, so that its text names it (window.SelfNamed);
-// any other as fold.RenderL0. lone asks for
-// the rendering of one iteration shown alone: without the trailing
-// newlines, and without its L0 heading when the heading says only "ok"
-// (the recall's section heading names the iteration already).
+// any other as fold.RenderL0. lone asks for the rendering of one
+// iteration shown alone: a RenderL0 one without its trailing newlines, and
+// without its L0 heading when the heading says only "ok" (the recall's
+// section heading names the iteration already).
 func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, maxOut int, lone, keep bool) ([]rendering, error) {
 	run := r.ID
 	if len(numbers) == 0 {

@@ -141,10 +141,11 @@ func (f summarizerFunc) Summarize(ctx context.Context, req *fold.Request) (fold.
 // one snapshot, both predate it, and every iteration shows once. The next
 // read sees the fold.
 func TestWindowReadsOneSnapshot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b, run := twoProcesses(t, "snapshot", 20)
 	var folded error
-	undo := fold.SetBetweenWindowReads(func() { _, folded = b.Folder.Fold(ctx, run, manual(1, 10, fold.L2)) })
+	undo := fold.SetBetweenWindowReads(a.Fold, func() { _, folded = b.Folder.Fold(ctx, run, manual(1, 10, fold.L2)) })
 	blocks, notes, err := a.Fold.Window(ctx, run.ID)
 	undo()
 	if err != nil || folded != nil {

@@ -1,8 +1,8 @@
 package fold
 
-// SetBetweenWindowReads makes f run between Store.Window's two reads, and
+// SetBetweenWindowReads makes f run between s.Window's two reads, and
 // returns what undoes it.
-func SetBetweenWindowReads(f func()) (undo func()) {
-	betweenWindowReads.Store(&f)
-	return func() { betweenWindowReads.Store(nil) }
+func SetBetweenWindowReads(s *Store, f func()) (undo func()) {
+	s.betweenWindowReads = f
+	return func() { s.betweenWindowReads = nil }
 }

@@ -168,9 +168,9 @@ func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum S
 		// range: one reaching past it would take the iterations outside
 		// the range out of the window (no visible block would cover them,
 		// nor would they show in full). plan widens the range to the blocks
-		// it cuts, but an L3/L4 fold reads its blocks again after wrapping
-		// its loose iterations (wrapLoose), and by then another process may
-		// have folded across one of the range's ends.
+		// it cuts, and wrapLoose refuses a range cut after its second read,
+		// so this does not fire today: it holds the invariant where the
+		// fold is written, whatever path led there.
 		if cut := cutBy(current, o.First, o.Last); cut != nil {
 			return cutRace(o, cut)
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 
@@ -27,6 +26,9 @@ var (
 // same SQLite database as the journal.
 type Store struct {
 	db *sqldb.DB
+	// betweenWindowReads, when set (by tests), runs between Window's two
+	// reads.
+	betweenWindowReads func()
 }
 
 // NewStore returns a fold Store on an open database.
@@ -167,14 +169,12 @@ func shown(ctx context.Context, q sqlx.QueryerContext, run string) ([]Shown, err
 	return out, nil
 }
 
-// betweenWindowReads, when set (by tests), runs between Window's two reads.
-var betweenWindowReads atomic.Pointer[func()]
-
 // Window reads what a context window shows of a run's folds: its visible
 // blocks (Shown) and the notes of the iterations no block covers
 // (WorkingNotes), in one read snapshot. Read one after the other, a fold
 // that another process commits between them could make the window show an
-// iteration twice (in its new block and in full) or not at all.
+// iteration twice (in its new block and in full) or not at all. Its errors
+// are the database's, classified by sqldb.Classify.
 func (s *Store) Window(ctx context.Context, run string) ([]Shown, []*Note, error) {
 	tx, err := s.db.Snapshot(ctx)
 	if err != nil {
@@ -185,8 +185,8 @@ func (s *Store) Window(ctx context.Context, run string) ([]Shown, []*Note, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if f := betweenWindowReads.Load(); f != nil {
-		(*f)()
+	if s.betweenWindowReads != nil {
+		s.betweenWindowReads()
 	}
 	notes, err := workingNotes(ctx, tx, run)
 	if err != nil {

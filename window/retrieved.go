@@ -18,6 +18,10 @@ func (f *fitter) fitRetrieved(p *Partition, recalls []Recalled, omitted *[]strin
 	for _, r := range recalls {
 		placed := false
 		for _, form := range f.forms(r) {
+			// The partition's first section keeps its heading, which
+			// names the question, even when the recall it was offered
+			// after did not fit.
+			form.sec.Bare = form.sec.Bare && len(p.Sections) > 0
 			p.Sections = append(p.Sections, form.sec)
 			if f.cost(p) <= p.Budget {
 				shown[r.Source] = form.how

@@ -161,9 +161,11 @@ func Classify(err error) error {
 
 // Snapshot begins a read-only transaction that sees the database as it is
 // now, whatever is written after: SQLite's read transaction in WAL mode,
-// PostgreSQL's REPEATABLE READ. The caller rolls it back when done.
+// PostgreSQL's REPEATABLE READ. The caller rolls it back when done. On
+// SQLite it begins deferred even on a connection that writes (BEGIN
+// IMMEDIATE there), so that it takes no write lock and waits for none.
 func (db *DB) Snapshot(ctx context.Context) (*sqlx.Tx, error) {
-	opts := &sql.TxOptions{}
+	opts := &sql.TxOptions{ReadOnly: true}
 	if db.Dialect == Postgres {
 		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	}

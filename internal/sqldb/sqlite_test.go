@@ -116,12 +116,7 @@ func TestOpenConnectsTheReaderOfAnExistingDatabase(t *testing.T) {
 func TestOneConnectionReadsThroughTheWriter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := mustOpen(t).Path
-	db, err := sqldb.Open(ctx, path, sqldb.Options{OneConnection: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openOneConnection(t)
 	if db.Read != db.Write || db.Write.Stats().OpenConnections != 1 {
 		t.Fatalf("one connection: read pool %p, write pool %p, %d open", db.Read, db.Write, db.Write.Stats().OpenConnections)
 	}
@@ -138,4 +133,53 @@ func TestOneConnectionReadsThroughTheWriter(t *testing.T) {
 	if n := db.Write.Stats().OpenConnections; n != 1 {
 		t.Fatalf("%d connections open after a write and a read, want 1", n)
 	}
+}
+
+// TestASnapshotTakesNoWriteLock: a read snapshot on the writer's connection
+// (OneConnection, whose transactions begin IMMEDIATE) begins deferred, so
+// that it neither waits for another process's writer nor keeps one waiting.
+func TestASnapshotTakesNoWriteLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openOneConnection(t)
+	other, err := sqldb.Open(ctx, db.Path, sqldb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	writer, err := other.Write.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Rollback()
+	if _, err := writer.ExecContext(ctx, `INSERT INTO recall_meta (key, value) VALUES ('held', 'by another writer')`); err != nil {
+		t.Fatal(err)
+	}
+	quick, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	start := time.Now()
+	snap, err := db.Snapshot(quick)
+	if err != nil {
+		t.Fatalf("a snapshot while another process writes: %v", err)
+	}
+	defer snap.Rollback()
+	var n int
+	if err := snap.GetContext(quick, &n, `SELECT COUNT(*) FROM recall_meta`); err != nil {
+		t.Fatalf("read in a snapshot while another process writes: %v (after %v)", err, time.Since(start))
+	}
+	if n != 0 {
+		t.Errorf("the snapshot sees %d rows of recall_meta, want 0: the other writer has not committed", n)
+	}
+}
+
+// openOneConnection opens a new database again with OneConnection, as a
+// sync does: one connection, the writer's, for reads too.
+func openOneConnection(t *testing.T) *sqldb.DB {
+	t.Helper()
+	db, err := sqldb.Open(context.Background(), mustOpen(t).Path, sqldb.Options{OneConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
