@@ -164,16 +164,6 @@ func (f *Folder) commit(ctx context.Context, run journal.Run, p *foldPlan, sum S
 		if !sameBlocks(current, inside) {
 			return fmt.Errorf("%w: iterations %d-%d", ErrFoldRace, o.First, o.Last)
 		}
-		// The new block absorbs them all, so each must lie within its
-		// range: one reaching past it would take the iterations outside
-		// the range out of the window (no visible block would cover them,
-		// nor would they show in full). plan widens the range to the blocks
-		// it cuts, and wrapLoose refuses a range cut after its second read,
-		// so this does not fire today: it holds the invariant where the
-		// fold is written, whatever path led there.
-		if cut := cutBy(current, o.First, o.Last); cut != nil {
-			return cutRace(o, cut)
-		}
 		if b.ID, err = uniqueID(ctx, tx, run.ID, o.Level, o.First, o.Last); err != nil {
 			return err
 		}
@@ -293,8 +283,10 @@ func (f *Folder) wrapLoose(ctx context.Context, run journal.Run, o FoldOptions, 
 		return nil, err
 	}
 	// Another process may have folded across an end of the range while
-	// the loose iterations were wrapped: commit would refuse the fold, so
-	// refuse it before its summary is paid for.
+	// the loose iterations were wrapped. The fold would absorb that block,
+	// and the iterations past the range would show nowhere; commit checks
+	// only that the blocks are still these, so refuse it here (plan has
+	// widened the range to the blocks it cut before).
 	if cut := cutBy(inside, o.First, o.Last); cut != nil {
 		return nil, cutRace(o, cut)
 	}

@@ -153,12 +153,8 @@ type Shown struct {
 	Content string `db:"content"`
 }
 
-// Shown lists the visible blocks of a run, oldest first, with only what the
+// shown lists the visible blocks of a run, oldest first, with only what the
 // window renders: no metadata to decode on every build.
-func (s *Store) Shown(ctx context.Context, run string) ([]Shown, error) {
-	return shown(ctx, s.db.Read, run)
-}
-
 func shown(ctx context.Context, q sqlx.QueryerContext, run string) ([]Shown, error) {
 	var out []Shown
 	err := sqlx.SelectContext(ctx, q, &out, `SELECT id, level, first_iter, last_iter, tokens, content
@@ -170,7 +166,7 @@ func shown(ctx context.Context, q sqlx.QueryerContext, run string) ([]Shown, err
 }
 
 // Window reads what a context window shows of a run's folds: its visible
-// blocks (Shown) and the notes of the iterations no block covers
+// blocks and the notes of the iterations no block covers
 // (WorkingNotes), in one read snapshot. Read one after the other, a fold
 // that another process commits between them could make the window show an
 // iteration twice (in its new block and in full) or not at all. Its errors
