@@ -55,6 +55,11 @@ func TestALongHitWaitsItsDue(t *testing.T) {
 				break
 			}
 		}
+		if !p.stopped {
+			if _, err := p.drain(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
 		p.release(math.Inf(1))
 		var taken []int
 		for _, h := range p.c.hits {

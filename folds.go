@@ -35,8 +35,16 @@ func (v foldView) Covering(ctx context.Context, run string, n int) (string, floa
 	return v.store.Covering(ctx, run, n)
 }
 
-func (v foldView) L0Tokens(ctx context.Context, run string, first, last int) (map[int]int, error) {
-	return v.store.L0Tokens(ctx, run, first, last)
+func (v foldView) Noted(ctx context.Context, run string, numbers []int) (map[int]recall.Noted, error) {
+	lines, err := v.store.LinesAt(ctx, run, numbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]recall.Noted, len(lines))
+	for _, l := range lines {
+		out[l.Number] = recall.Noted{Tokens: l.L0Tokens, Folded: l.Block != ""}
+	}
+	return out, nil
 }
 
 func (v foldView) InFull(ctx context.Context, run string, first, last int) (int, error) {

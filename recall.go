@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/delta-memory/delta-memory/fold"
@@ -97,10 +96,23 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	// focused on a question gives Retrieved all that the others leave.
 	room := e.Config.Budget
 	var prev recall.Recall
-	for _, r := range active {
-		rt, err := e.recallText(ctx, run, r.First, r.Last, room > 0 || !focused, keep, focused)
-		if err != nil {
-			return nil, false, 0, err
+	var texts []recallRender
+	for i, r := range active {
+		if i%maxFillBatch == 0 {
+			// Rendered a batch at a time (recallTexts); a text in full
+			// past the room is dropped below, as if not rendered.
+			batch := active[i:min(len(active), i+maxFillBatch)]
+			ranges := make([][2]int, len(batch))
+			for j, b := range batch {
+				ranges[j] = [2]int{b.First, b.Last}
+			}
+			if texts, err = e.recallTexts(ctx, run, ranges, room > 0 || !focused, keep, focused); err != nil {
+				return nil, false, 0, err
+			}
+		}
+		rt := texts[i%maxFillBatch]
+		if focused && room <= 0 {
+			rt.full, rt.fullTokens = "", 0
 		}
 		if rt.folded == 0 {
 			continue // all of it shows in full already
@@ -174,79 +186,6 @@ func recallName(r recall.Recall) string {
 	return fmt.Sprintf("%s (recalled for %q)", what, r.Query)
 }
 
-// recallRender is a recall's text in both forms, with token counts.
-type recallRender struct {
-	full, lines             string
-	fullTokens, linesTokens int
-	// folded counts the folded iterations; 0 means the whole range shows
-	// in full already.
-	folded int
-}
-
-// recallText renders the folded iterations of first..last as L1 lines and,
-// when wantFull and the range is short enough, in full (L0). With visible,
-// the iterations Working shows in full are rendered too, all but the
-// newest: a window that focuses on the recall (window.Options.Focus)
-// leaves them out of Working instead.
-func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep, visible bool) (recallRender, error) {
-	var rr recallRender
-	last = min(last, run.Iterations)
-	if first > last {
-		return rr, nil
-	}
-	notes, err := e.Fold.Lines(ctx, run.ID, first, min(last, first+maxLines-1))
-	if err != nil {
-		return rr, err
-	}
-	var folded []int
-	var lb strings.Builder
-	settled := true
-	for _, nt := range notes {
-		if nt.Block == "" {
-			if !visible || nt.Number >= run.Iterations {
-				continue
-			}
-			settled = false
-		}
-		folded = append(folded, nt.Number)
-		lb.WriteString(nt.L1)
-		lb.WriteByte('\n')
-		rr.linesTokens += nt.L1Tokens + 1
-	}
-	if more := last - (first + maxLines - 1); more > 0 {
-		fmt.Fprintf(&lb, "[… %d more iterations: delta memory show --iteration N]\n", more)
-		rr.linesTokens += 16
-	}
-	if rr.folded = len(folded); rr.folded == 0 {
-		return rr, nil
-	}
-	rr.lines = strings.TrimRight(lb.String(), "\n")
-	if !wantFull || last-first+1 > maxFullRange {
-		return rr, nil
-	}
-	// A lone iteration's output may take half the partition: a step that
-	// returns to what it saw needs the output, not only the call.
-	maxOut := max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/3))
-	if first == last {
-		maxOut = max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/2))
-	}
-	// A lone iteration's rendering leaves out its own heading, which would
-	// say again what the section's heading says, unless it says how the
-	// iteration failed.
-	// Only folded iterations' renderings are kept: they no longer change.
-	rs, err := e.renderings(ctx, run, folded, maxOut, first == last, keep && settled)
-	if err != nil {
-		return rr, err
-	}
-	var fb strings.Builder
-	for _, r := range rs {
-		fb.WriteString(r.Markdown)
-		rr.fullTokens += r.Tokens
-	}
-	rr.full = strings.TrimRight(fb.String(), "\n")
-	return rr, nil
-}
-
 // Retrieved is one hit of an explicit recall, with the text it brings back.
 type Retrieved struct {
 	Kind       string `json:"kind"`
@@ -286,12 +225,12 @@ func (e *Engine) Retrieve(ctx context.Context, run journal.Run, q recall.Query) 
 		if hits, err = e.Recall.Retrieve(ctx, run, q); err != nil {
 			return nil, err
 		}
-		for _, h := range hits {
-			rt, err := e.recallText(ctx, run, h.First, h.Last, true, false, true)
-			if err != nil {
-				return nil, err
-			}
-			texts = append(texts, rt)
+		ranges := make([][2]int, len(hits))
+		for i, h := range hits {
+			ranges[i] = [2]int{h.First, h.Last}
+		}
+		if texts, err = e.recallTexts(ctx, run, ranges, true, false, true); err != nil {
+			return nil, err
 		}
 	} else {
 		if hits, texts, room, err = e.fill(ctx, run, q); err != nil {
@@ -371,7 +310,7 @@ const maxHitShare = 8
 // first, those that fit room, skipping one too long for what is left, so
 // that one long range does not keep the shorter ones after it out, and,
 // past the focus hits, one longer than an eighth of the room (maxHitShare).
-// It renders hits only until the room is full.
+// It renders hits a batch at a time (packer.batch), until the room is full.
 //
 // The room decides how many hits a fill takes, not a count: it asks the
 // recall for recall MaxHits hits, and when all of them fit with room to
@@ -380,12 +319,17 @@ const maxHitShare = 8
 // in the first round, and pays for one.
 func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, room int) (candidates, error) {
 	dry := q
-	dry.DryRun, dry.Limit, dry.Fill = true, e.Recall.Config().MaxHits, true
+	dry.DryRun, dry.Limit, dry.Fill, dry.Around = true, e.Recall.Config().MaxHits, true, new(recall.Around)
 	texts := make(map[[2]int]recallRender)
 	for {
 		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), texts: texts}
 		if err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) }); err != nil {
 			return candidates{}, err
+		}
+		if !p.stopped {
+			if _, err := p.drain(ctx); err != nil {
+				return candidates{}, err
+			}
 		}
 		p.release(math.Inf(1))
 		if p.full() || p.seen < dry.Limit || dry.Limit >= recall.MaxFillHits {
@@ -425,7 +369,17 @@ type packer struct {
 	// waiting, the long hits put off (longHit), soonest due first.
 	early   []int
 	waiting []waiting
+	// queue holds the hits offered and not yet rendered (drain);
+	// stopped says that a drain stopped for want of room.
+	queue   []recall.Recall
+	stopped bool
+	batches int
 }
+
+// maxFillBatch bounds the hits a fill renders at once (packer.batch). A
+// batch past the hit that fills the room is rendered for nothing, so the
+// batches start small and end small.
+const maxFillBatch = 64
 
 // waiting is a long hit a fill put off until the hits ranked before due
 // were offered.
@@ -451,19 +405,63 @@ const (
 // full reports whether packing stops for want of room rather than of hits.
 func (p *packer) full() bool { return p.room-p.c.used < 16 || p.skips >= maxSkips }
 
-// offer takes hit h if it fits, and the long hits due before it, and
-// reports whether to offer more.
+// offer queues hit h, and when a batch is queued renders it and takes
+// the hits that fit (drain); it reports whether to offer more.
 func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
-	i := p.seen
-	p.seen++
-	rt, ok := p.texts[[2]int{h.First, h.Last}]
-	if !ok {
-		var err error
-		if rt, err = p.e.recallText(ctx, p.run, h.First, h.Last, true, false, true); err != nil {
+	p.queue = append(p.queue, h)
+	if len(p.queue) < p.batch() {
+		return true, nil
+	}
+	p.batches++
+	return p.drain(ctx)
+}
+
+// batch is how many hits to queue before rendering them: the focus
+// first, then twice as many each time, up to maxFillBatch, and no more
+// than a quarter over what the room left holds at the typical hit's cost.
+func (p *packer) batch() int {
+	n := min(maxFillBatch, max(p.focus, 1)<<min(p.batches, 8))
+	if typ := median(p.early); typ > 0 {
+		n = min(n, max(4, (p.room-p.c.used)/typ*5/4+1))
+	}
+	return n
+}
+
+// drain renders the queued hits in one batch (recallTexts) and takes them
+// in turn (take) until the room is full; it reports whether to offer more.
+func (p *packer) drain(ctx context.Context) (bool, error) {
+	queue := p.queue
+	p.queue = nil
+	var ranges [][2]int
+	for _, h := range queue {
+		k := [2]int{h.First, h.Last}
+		if _, ok := p.texts[k]; !ok && !slices.Contains(ranges, k) {
+			ranges = append(ranges, k)
+		}
+	}
+	if len(ranges) > 0 {
+		rts, err := p.e.recallTexts(ctx, p.run, ranges, true, false, true)
+		if err != nil {
 			return false, err
 		}
-		p.texts[[2]int{h.First, h.Last}] = rt
+		for i, k := range ranges {
+			p.texts[k] = rts[i]
+		}
 	}
+	for _, h := range queue {
+		if !p.take(h, p.texts[[2]int{h.First, h.Last}]) {
+			p.stopped = true
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// take takes hit h, rendered as rt, if it fits, and the long hits due
+// before it, and reports whether to take more.
+func (p *packer) take(h recall.Recall, rt recallRender) bool {
+	i := p.seen
+	p.seen++
 	cost := hitCost(p.e.Tokenizer, h, rt, len(p.c.hits) == 0)
 	if i < typicalHits {
 		p.early = append(p.early, cost)
@@ -472,13 +470,13 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 		w := waiting{due: float64(i+1) * float64(cost) / float64(typ), h: h, rt: rt, cost: cost}
 		at, _ := slices.BinarySearchFunc(p.waiting, w.due, func(a waiting, due float64) int { return cmp.Compare(a.due, due) })
 		p.waiting = slices.Insert(p.waiting, at, w)
-		return p.release(float64(i + 1)), nil
+		return p.release(float64(i + 1))
 	}
 	if !p.release(float64(i + 1)) {
-		return false, nil
+		return false
 	}
 	p.consider(h, rt, cost, i >= p.focus)
-	return !p.full(), nil
+	return !p.full()
 }
 
 // hitCost is what hit h, rendered as rt, takes of a fill's room: its text

@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -32,9 +33,10 @@ func (e *Engine) renderKey(maxOut int) string {
 }
 
 // renderings returns the L0 renderings of run's iterations numbers (in
-// ascending order), under the output bound maxOut. Those kept in
-// recall_renders are read from there; the others are read from the
-// journal and rendered, and kept when keep is set. Only folded iterations
+// ascending order, no repeats, not necessarily next to each other), under
+// the output bound maxOut. Those kept in recall_renders are read from
+// there, in one statement; the others are read from the journal, in one
+// more, and rendered, and kept when keep is set. Only folded iterations
 // belong here: they no longer change.
 //
 // An iteration that only speaks renders as fold.SpokenLine, one line per
@@ -53,8 +55,9 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 		key += "/lone"
 	}
 	var kept []rendering
+	list, args := sqldb.InList(numbers)
 	if err := sqlx.SelectContext(ctx, e.db.Cached(), &kept, `SELECT iteration, markdown, tokens FROM recall_renders
-		WHERE run_id = ? AND key = ? AND iteration BETWEEN ? AND ? ORDER BY iteration`, run, key, numbers[0], numbers[len(numbers)-1]); err != nil {
+		WHERE run_id = ? AND key = ? AND iteration IN `+list+` ORDER BY iteration`, append([]any{run, key}, args...)...); err != nil {
 		return nil, fmt.Errorf("read kept renderings of run %s: %w", run, err)
 	}
 	out := make([]rendering, 0, len(numbers))
@@ -70,14 +73,14 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 	if len(missing) == 0 {
 		return out, nil
 	}
-	its, err := e.Journal.IterationsOf(ctx, r, missing[0], missing[len(missing)-1], journal.ReadOptions{})
+	its, err := e.Journal.IterationsAt(ctx, r, missing, journal.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var made []rendering
 	for _, it := range its {
-		i := slices.IndexFunc(out, func(r rendering) bool { return r.Iteration == it.Number })
-		if i < 0 || out[i].Markdown != "" {
+		i, ok := slices.BinarySearchFunc(out, it.Number, func(r rendering, n int) int { return r.Iteration - n })
+		if !ok || out[i].Markdown != "" {
 			continue
 		}
 		if line, ok := fold.SpokenLine(it); ok {

@@ -84,24 +84,6 @@ func (s *Store) InFull(ctx context.Context, run string, first, last int) (int, e
 	return last - first + 1 - folded, nil
 }
 
-// L0Tokens returns the tokens each noted iteration of first..last takes in
-// full (L0), by iteration number.
-func (s *Store) L0Tokens(ctx context.Context, run string, first, last int) (map[int]int, error) {
-	var rows []struct {
-		Number int `db:"number"`
-		Tokens int `db:"l0_tokens"`
-	}
-	if err := sqlx.SelectContext(ctx, s.db.Cached(), &rows, `SELECT number, l0_tokens FROM iteration_notes
-		WHERE run_id = ? AND number BETWEEN ? AND ?`, run, first, last); err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d: %w", first, last, sqldb.Classify(err))
-	}
-	out := make(map[int]int, len(rows))
-	for _, r := range rows {
-		out[r.Number] = r.Tokens
-	}
-	return out, nil
-}
-
 // Touch records an access, at iteration now, to the visible blocks that
 // overlap first..last: their access count rises, last-accessed moves to
 // now, and their importance is recomputed at once, in one transaction.

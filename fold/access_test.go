@@ -73,4 +73,34 @@ func TestInFullMatchesTheNotes(t *testing.T) {
 			}
 		}
 	}
+	// LinesAt, which a recall reads the same definition through (a line
+	// with no block shows in full), for scattered numbers, the unnoted
+	// ones left out.
+	var numbers []int
+	for n := 1; n <= run.Iterations; n += 11 {
+		numbers = append(numbers, n)
+	}
+	lines, err := eng.Fold.LinesAt(ctx, run.ID, numbers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byNumber := map[int]int{}
+	for i, n := range notes {
+		byNumber[n.Number] = i
+	}
+	want := 0
+	for _, n := range numbers {
+		if _, ok := byNumber[n]; ok {
+			want++
+		}
+	}
+	if len(lines) != want || want == len(numbers) {
+		t.Fatalf("LinesAt read %d lines of %d numbers, want the %d noted (the test needs some not noted)", len(lines), len(numbers), want)
+	}
+	for _, l := range lines {
+		n := notes[byNumber[l.Number]]
+		if l.Block != n.Block || l.L0Tokens != n.L0Tokens || l.L1 != n.L1 || (l.Block == "") != !folded[l.Number] {
+			t.Fatalf("LinesAt: iteration %d reads block %q, %d tokens in full, line %q; its note says %q, %d, %q", l.Number, l.Block, l.L0Tokens, l.L1, n.Block, n.L0Tokens, n.L1)
+		}
+	}
 }

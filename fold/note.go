@@ -152,6 +152,8 @@ type Line struct {
 	Block    string `db:"block"`
 	L1       string `db:"l1"`
 	L1Tokens int    `db:"l1_tokens"`
+	// L0Tokens is what the iteration takes in full.
+	L0Tokens int `db:"l0_tokens"`
 }
 
 // Lines returns the L1 lines of iterations first..last of a run, by
@@ -159,12 +161,30 @@ type Line struct {
 // without reading and decoding the rest of each note.
 func (s *Store) Lines(ctx context.Context, run string, first, last int) ([]Line, error) {
 	var out []Line
-	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, `SELECT number, COALESCE(block, '') AS block, l1, l1_tokens
-		FROM iteration_notes WHERE run_id = ? AND number BETWEEN ? AND ? ORDER BY number`, run, first, last); err != nil {
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, sqlSelectLines+`number BETWEEN ? AND ? ORDER BY number`, run, first, last); err != nil {
 		return nil, fmt.Errorf("read iteration lines: %w", sqldb.Classify(err))
 	}
 	return out, nil
 }
+
+// LinesAt is Lines for the iterations numbers, which need not be next to
+// each other, in one statement: what a recall reads of its hits across a
+// long run. An iteration with no note yet is left out.
+func (s *Store) LinesAt(ctx context.Context, run string, numbers []int) ([]Line, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	var out []Line
+	list, args := sqldb.InList(numbers)
+	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, sqlSelectLines+`number IN `+list+` ORDER BY number`, append([]any{run}, args...)...); err != nil {
+		return nil, fmt.Errorf("read iteration lines: %w", sqldb.Classify(err))
+	}
+	return out, nil
+}
+
+// sqlSelectLines reads Lines; the condition on the numbers follows.
+const sqlSelectLines = `SELECT number, COALESCE(block, '') AS block, l1, l1_tokens, l0_tokens
+	FROM iteration_notes WHERE run_id = ? AND `
 
 // Activity is what a note says an iteration did: its calls, with how each
 // ended, and the runtime's notes.

@@ -159,6 +159,73 @@ func (s *Store) IterationsOf(ctx context.Context, run Run, from, to int, opts Re
 	return out, nil
 }
 
+// sqlSelectEventsAt reads the events of a list of iterations, each with
+// its iteration's number; the list follows. CROSS JOIN keeps SQLite's
+// planner reading the iterations first: with a list of placeholders, it
+// would scan the run's events.
+const sqlSelectEventsAt = `SELECT i.number, e.seq, e.ts, e.type, e.payload FROM iterations i CROSS JOIN events e
+	WHERE e.run_id = i.run_id AND e.seq BETWEEN i.first_seq AND i.last_seq AND i.run_id = ? AND i.number IN `
+
+// IterationsAt is IterationsOf for the iterations numbers (ascending, no
+// repeats), which need not be next to each other, in one statement: what a
+// recall reads of its hits, across a long run. Each stretch of numbers
+// next to each other is grouped as IterationsOf groups a range.
+func (s *Store) IterationsAt(ctx context.Context, run Run, numbers []int, opts ReadOptions) ([]*Iteration, error) {
+	runID := run.ID
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	for i, n := range numbers {
+		if n < 1 || n > run.Iterations || i > 0 && n <= numbers[i-1] {
+			return nil, fmt.Errorf("run %s: iterations %v: want ascending numbers from 1 to %d: %w", runID, numbers, run.Iterations, ErrIterationNotFound)
+		}
+	}
+	list, args := sqldb.InList(numbers)
+	rows, err := s.db.Read.QueryxContext(ctx, sqlSelectEventsAt+list+` ORDER BY e.seq`, append([]any{runID}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("read %d iterations of run %s: %w", len(numbers), runID, sqldb.Classify(err))
+	}
+	defer rows.Close()
+	out := make([]*Iteration, 0, len(numbers))
+	var g *grouper
+	prev := -1
+	for rows.Next() {
+		var n int
+		var r eventRow
+		if err := rows.Scan(&n, &r.Seq, &r.TS, &r.Type, &r.Payload); err != nil {
+			return nil, fmt.Errorf("read iterations of run %s: %w", runID, sqldb.Classify(err))
+		}
+		if g == nil || n != prev && n != prev+1 {
+			if g != nil {
+				g.flush()
+			}
+			g = &grouper{keepEvents: opts.WithEvents, head: runHead{task: run.Task}}
+			g.resumeAt(n)
+			g.done = func(it *Iteration) { out = append(out, it) }
+		}
+		prev = n
+		if err := g.add(Event{Seq: r.Seq, Timestamp: ParseTimeText(r.TS), Type: r.Type, Payload: r.Payload}); err != nil {
+			return nil, fmt.Errorf("run %s: %w", runID, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read iterations of run %s: %w", runID, sqldb.Classify(err))
+	}
+	if g != nil {
+		g.flush()
+	}
+	for i, it := range out {
+		if i >= len(numbers) || it.Number != numbers[i] {
+			return nil, fmt.Errorf("run %s: iterations %v grouped into %d (journal and iteration table disagree)", runID, numbers, len(out))
+		}
+		it.Run = runID
+	}
+	if len(out) != len(numbers) {
+		return nil, fmt.Errorf("run %s: iterations %v grouped into %d, want %d (journal and iteration table disagree)", runID, numbers, len(out), len(numbers))
+	}
+	return out, nil
+}
+
 // Events reads the raw events of a run with from <= seq <= to.
 func (s *Store) Events(ctx context.Context, runID string, from, to int64) ([]Event, error) {
 	sel, err := s.reads.Prepared(ctx, sqlSelectEvents)

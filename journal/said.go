@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 )
 
@@ -13,10 +15,15 @@ import (
 // its thought (one after it opens the next iteration), and its tool calls
 // and outputs after: the scan stops at the thought, so the outputs, which
 // can be long, are not read.
-const sqlSelectSaid = `SELECT i.number, e.type, e.payload FROM iterations i
-	JOIN events e ON e.run_id = i.run_id AND e.seq BETWEEN i.first_seq AND CASE WHEN i.thought_seq > 0 THEN i.thought_seq ELSE i.last_seq END
-	WHERE i.run_id = ? AND i.number BETWEEN ? AND ? AND e.type IN ('` + TypeThought + `', '` + TypeUserMessage + `')
-	ORDER BY e.seq`
+const (
+	sqlSelectSaid = sqlSaid + `i.number BETWEEN ? AND ?` + sqlSaidOrder
+	// CROSS JOIN keeps SQLite's planner reading the iterations first: with
+	// a list of numbers as placeholders, it would scan the run's events.
+	sqlSaid = `SELECT i.number, e.type, e.payload FROM iterations i CROSS JOIN events e
+	WHERE e.run_id = i.run_id AND e.seq BETWEEN i.first_seq AND CASE WHEN i.thought_seq > 0 THEN i.thought_seq ELSE i.last_seq END
+	AND i.run_id = ? AND `
+	sqlSaidOrder = ` AND e.type IN ('` + TypeThought + `', '` + TypeUserMessage + `') ORDER BY e.seq`
+)
 
 // Said returns what each iteration from..to of a run said last in words:
 // its thought, or when it has none its last user message. Iterations that
@@ -28,9 +35,32 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 		return nil, err
 	}
 	rows, err := st.QueryxContext(ctx, runID, from, to)
+	where := fmt.Sprintf("iterations %d-%d of run %s", from, to, runID)
 	if err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
+		return nil, fmt.Errorf("read %s: %w", where, sqldb.Classify(err))
 	}
+	return scanSaid(rows, where)
+}
+
+// SaidAt is Said for the iterations numbers, which need not be next to
+// each other, in one statement: what a recall reads of the turns around
+// its hits, across a long run.
+func (s *Store) SaidAt(ctx context.Context, runID string, numbers []int) (map[int]string, error) {
+	if len(numbers) == 0 {
+		return map[int]string{}, nil
+	}
+	list, args := sqldb.InList(numbers)
+	rows, err := s.db.Read.QueryxContext(ctx, sqlSaid+`i.number IN `+list+sqlSaidOrder, append([]any{runID}, args...)...)
+	where := fmt.Sprintf("%d iterations of run %s", len(numbers), runID)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", where, sqldb.Classify(err))
+	}
+	return scanSaid(rows, where)
+}
+
+// scanSaid reads Said's rows, and closes them; where names what they are
+// of, for errors.
+func scanSaid(rows *sqlx.Rows, where string) (map[int]string, error) {
 	defer rows.Close()
 	out := map[int]string{}
 	thought := map[int]bool{}
@@ -38,7 +68,7 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 		var n int
 		var e Event
 		if err := rows.Scan(&n, &e.Type, &e.Payload); err != nil {
-			return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
+			return nil, fmt.Errorf("read %s: %w", where, sqldb.Classify(err))
 		}
 		switch e.Type {
 		case TypeThought:
@@ -63,7 +93,7 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read iterations %d-%d of run %s: %w", from, to, runID, sqldb.Classify(err))
+		return nil, fmt.Errorf("read %s: %w", where, sqldb.Classify(err))
 	}
 	return out, nil
 }

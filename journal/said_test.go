@@ -14,22 +14,8 @@ import (
 // are not read. It agrees with the full read of the same iterations.
 func TestSaid(t *testing.T) {
 	t.Parallel()
-	s, _ := openStore(t)
-	lines := smallJournal()
-	lines[9] = thought(10, "", "read_file:c3") // iteration 3: a call, no words
-	lines = append(lines[:10], append([]string{
-		line(11, "USER_MESSAGE", obj{"content": "Is the fix in?"}),
-		thought(12, ""),
-		line(13, "RUN_END", obj{"status": "COMPLETED"}),
-	}, lines[12:]...)...)
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	writeLines(t, path, lines, true)
-	mustImport(t, s, path, journal.ImportOptions{RunID: "run-1"})
+	s, run := saidRun(t)
 	ctx := context.Background()
-	run, err := s.Run(ctx, "run-1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	got, err := s.Said(ctx, "run-1", 1, run.Iterations)
 	if err != nil {
 		t.Fatal(err)
@@ -51,4 +37,27 @@ func TestSaid(t *testing.T) {
 			t.Errorf("iteration %d: said %q, the full read says %q", it.Number, got[it.Number], w)
 		}
 	}
+}
+
+// saidRun imports run-1, four iterations: two that think in words, one
+// that only calls a tool, and one whose user asks a question and whose
+// thought is empty.
+func saidRun(t *testing.T) (*journal.Store, journal.Run) {
+	t.Helper()
+	s, _ := openStore(t)
+	lines := smallJournal()
+	lines[9] = thought(10, "", "read_file:c3") // iteration 3: a call, no words
+	lines = append(lines[:10], append([]string{
+		line(11, "USER_MESSAGE", obj{"content": "Is the fix in?"}),
+		thought(12, ""),
+		line(13, "RUN_END", obj{"status": "COMPLETED"}),
+	}, lines[12:]...)...)
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	writeLines(t, path, lines, true)
+	mustImport(t, s, path, journal.ImportOptions{RunID: "run-1"})
+	run, err := s.Run(context.Background(), "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, run
 }

@@ -21,7 +21,7 @@ func (f foldedAt) Covering(_ context.Context, _ string, n int) (string, float64,
 }
 
 func (f foldedAt) InFull(context.Context, string, int, int) (int, error) { return 0, nil }
-func (f foldedAt) L0Tokens(context.Context, string, int, int) (map[int]int, error) {
+func (f foldedAt) Noted(context.Context, string, []int) (map[int]Noted, error) {
 	return nil, nil
 }
 func (f foldedAt) WorkingFrom(context.Context, string) (int, error)   { return 0, nil }

@@ -1,9 +1,6 @@
 package recall
 
-import (
-	"context"
-	"strings"
-)
+import "strings"
 
 // exchange narrows lo..hi, the hit's range and one iteration on each side,
 // to the hit and the turns of the same exchange: the iteration before it
@@ -13,25 +10,22 @@ import (
 // this brings back the other half of a question and its answer, which is
 // often where the fact a question to memory wants is; a neighbour that
 // only shares the time brings back nothing the hit does not.
-func (r *Recaller) exchange(ctx context.Context, run string, h Hit, lo, hi int) (int, int, error) {
+// The iterations around the hit must be read (need), with what they said.
+func (a *Around) exchange(h Hit, lo, hi int) (int, int) {
 	if lo == h.First && hi == h.Last {
-		return lo, hi, nil
+		return lo, hi
 	}
-	first, last, err := r.trimContext(ctx, run, h, lo, hi)
-	if err != nil || first == h.First && last == h.Last {
-		return h.First, h.Last, err
+	first, last := a.trimContext(h, lo, hi)
+	if first == h.First && last == h.Last {
+		return first, last
 	}
-	said, err := r.journal.Said(ctx, run, first, max(first, h.Last))
-	if err != nil {
-		return 0, 0, err
-	}
-	if first < h.First && !asksQuestion(said[first]) {
+	if first < h.First && !asksQuestion(a.says[first]) {
 		first = h.First
 	}
-	if last > h.Last && !asksQuestion(said[h.Last]) {
+	if last > h.Last && !asksQuestion(a.says[h.Last]) {
 		last = h.Last
 	}
-	return first, last, nil
+	return first, last
 }
 
 // asksQuestion reports whether an iteration's last words (journal.Store.Said)

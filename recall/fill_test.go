@@ -226,3 +226,45 @@ func TestRecalledTurnsShowOneLineEach(t *testing.T) {
 		t.Errorf("%d hits start after a blank line, want all but the first (%d hits):\n%s", shown, len(hits), part)
 	}
 }
+
+// TestAKeptAroundServesTheNextRound asks a fill twice over a LoCoMo
+// conversation, as a fill whose room was left asks again for more hits:
+// with the first round's reads of the iterations around its hits kept
+// (Query.Around), the hits are those of a recall that reads them afresh,
+// range for range, the exchanges (a question before a hit, the answer
+// after one) included.
+func TestAKeptAroundServesTheNextRound(t *testing.T) {
+	t.Parallel()
+	convs, eng := locomoDev(t)
+	ctx := context.Background()
+	run := importConversation(t, eng, convs[0])
+	hits := func(q recall.Query) []recall.Recall {
+		t.Helper()
+		var out []recall.Recall
+		if err := eng.Recall.Each(ctx, run, q, func(h recall.Recall) (bool, error) {
+			out = append(out, h)
+			return true, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	q := recall.Query{Keywords: []string{"What did they say about the support group and the painting?"}, Fill: true, DryRun: true, Limit: 20, Around: new(recall.Around)}
+	hits(q)
+	q.Limit = 200
+	kept := hits(q)
+	q.Around = nil
+	fresh := hits(q)
+	if fmt.Sprint(kept) != fmt.Sprint(fresh) {
+		t.Fatalf("with the first round's reads kept the hits are\n%v\nread afresh\n%v", kept, fresh)
+	}
+	widened := 0
+	for _, h := range fresh[recall.DefaultConfig().Focus:] {
+		if h.First < h.Matched[0] || h.Last > h.Matched[1] {
+			widened++
+		}
+	}
+	if len(fresh) < 50 || widened == 0 {
+		t.Fatalf("%d hits, %d past the focus with a turn of their exchange: the test needs many hits, some widened", len(fresh), widened)
+	}
+}

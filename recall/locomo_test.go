@@ -27,34 +27,14 @@ const (
 // and 10 hits, next to a recency baseline holding as many turns as the
 // recall brought back.
 func TestLoCoMoEvidenceRecall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports three long conversations")
-	}
 	t.Parallel()
-	convs, err := locomo.Load(filepath.Join("..", "..", "shared", "evaldata", "locomo", "locomo-dev.json"))
-	if err != nil {
-		t.Skipf("LoCoMo dev data not here: %v", err)
-	}
+	convs, eng := locomoDev(t)
 	ctx := context.Background()
-	eng, err := memory.Open(ctx, memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: 4000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	type tally struct{ questions, evidence, at5, at10, recent5, recent10 int }
 	by := map[int]*tally{}
 	all := &tally{}
 	for _, c := range convs {
-		if _, err := eng.Journal.Append(ctx, c.ID, journal.FormatDelta, c.Events()); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := eng.Update(ctx, c.ID); err != nil {
-			t.Fatal(err)
-		}
-		run, err := eng.Journal.Run(ctx, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		run := importConversation(t, eng, c)
 		turns := c.Turns()
 		for _, q := range c.Questions {
 			if len(q.Evidence) == 0 {
@@ -126,4 +106,42 @@ func TestLoCoMoEvidenceRecall(t *testing.T) {
 	if all.at10 <= all.recent10 {
 		t.Errorf("recall@10 (%d turns) does not beat the recency baseline (%d)", all.at10, all.recent10)
 	}
+}
+
+// locomoDev loads the LoCoMo dev conversations and opens an engine for
+// them at 4,000 tokens, or skips the test when they are not there or
+// tests are short: their conversations are long.
+func locomoDev(t *testing.T) ([]locomo.Conversation, *memory.Engine) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("imports LoCoMo's long conversations")
+	}
+	convs, err := locomo.Load(filepath.Join("..", "..", "shared", "evaldata", "locomo", "locomo-dev.json"))
+	if err != nil {
+		t.Skipf("LoCoMo dev data not here: %v", err)
+	}
+	eng, err := memory.Open(context.Background(), memory.Config{DBPath: pgtest.Target(t, t.TempDir()), Budget: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return convs, eng
+}
+
+// importConversation appends a conversation to the engine as a run of its
+// own, one turn an iteration, updates it (folds, index) and returns it.
+func importConversation(t *testing.T, eng *memory.Engine, c locomo.Conversation) journal.Run {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := eng.Journal.Append(ctx, c.ID, journal.FormatDelta, c.Events()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Update(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	run, err := eng.Journal.Run(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

@@ -26,9 +26,10 @@ type Folds interface {
 	// Covering returns the visible block covering iteration n and its
 	// importance; folded is false when n shows in full.
 	Covering(ctx context.Context, run string, n int) (block string, importance float64, folded bool, err error)
-	// L0Tokens returns what each iteration of first..last takes in full,
-	// by number.
-	L0Tokens(ctx context.Context, run string, first, last int) (map[int]int, error)
+	// Noted returns what the notes say of those of numbers (ascending, no
+	// repeats, need not be next to each other) that have a note, by
+	// number; an iteration with none shows in full.
+	Noted(ctx context.Context, run string, numbers []int) (map[int]Noted, error)
 	// InFull counts the iterations of first..last shown in full.
 	InFull(ctx context.Context, run string, first, last int) (int, error)
 	// WorkingFrom returns the first iteration after the last folded one:

@@ -24,6 +24,10 @@ type Query struct {
 	// Fill asks for hits to fill a window's room rather than a short
 	// list: see Retrieve.
 	Fill bool
+	// Around, if set, keeps what the recall reads of the iterations
+	// around its hits, for another round of the same fill, which asks
+	// again for more hits; nil reads them afresh.
+	Around *Around
 }
 
 // Text returns the query as one line, as recorded.
@@ -61,10 +65,11 @@ func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Re
 
 // Each finds and ranks the hits of an explicit recall as Retrieve does,
 // and hands them to yield best first, until yield says to stop or
-// q.Limit hits were handed; it records nothing (q.DryRun is implied). A
-// hit's range is read from the journal (its context, its exchange) only
-// when its turn comes, so a caller that stops early, such as a fill whose
-// room is full, pays for the hits it took.
+// q.Limit hits were handed; it records nothing (q.DryRun is implied). What
+// decides a hit's range (its context, its exchange) is read a batch of
+// hits ahead (Around), and no further than the hits still wanted allow, so
+// a caller that stops early, such as a fill whose room is full, pays for
+// the hits it took and a batch at most.
 func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield func(Recall) (bool, error)) error {
 	if strings.TrimSpace(q.Text()) == "" {
 		return fmt.Errorf("%w: give at least one keyword", ErrEmptyQuery)
@@ -115,7 +120,12 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		return err
 	}
 	var picked []Recall
-	for _, h := range hits {
+	ar := q.Around
+	if ar == nil {
+		ar = new(Around)
+	}
+	ar.reset(run.ID, max(r.cfg.Context, 1), q.Fill)
+	for i, h := range hits {
 		if len(picked) == q.Limit {
 			break
 		}
@@ -131,8 +141,13 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 			}
 			h.Last = run.Iterations - 1
 		}
-		full, err := r.folds.InFull(ctx, run.ID, h.First, h.Last)
-		if err != nil {
+		var full int
+		if h.Kind == KindIteration {
+			if err := ar.need(ctx, r, hits, i, q.Limit-len(picked), run.Iterations); err != nil {
+				return err
+			}
+			full = ar.inFull(h.First, h.Last)
+		} else if full, err = r.folds.InFull(ctx, run.ID, h.First, h.Last); err != nil {
 			return err
 		}
 		first, last := h.First, h.Last
@@ -140,14 +155,10 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		case h.Kind != KindIteration:
 		case focus && r.cfg.Context > 0:
 			lo, hi := widen(picked, first, last, r.cfg.Context, run.Iterations)
-			if first, last, err = r.trimContext(ctx, run.ID, h, lo, hi); err != nil {
-				return err
-			}
+			first, last = ar.trimContext(h, lo, hi)
 		case q.Fill:
 			lo, hi := widen(picked, first, last, 1, max(1, run.Iterations-1))
-			if first, last, err = r.exchange(ctx, run.ID, h, lo, hi); err != nil {
-				return err
-			}
+			first, last = ar.exchange(h, lo, hi)
 		}
 		picked = append(picked, Recall{First: first, Last: last, Block: h.Block, Reason: ReasonExplicit, Query: q.Text(), Score: h.Score,
 			Matched: [2]int{h.First, h.Last}, Visible: full == h.Last-h.First+1})
@@ -188,28 +199,25 @@ const (
 )
 
 // trimContext narrows lo..hi, the hit's range widened by its context, to
-// the iterations next to the hit that are not too long for context.
-func (r *Recaller) trimContext(ctx context.Context, run string, h Hit, lo, hi int) (int, int, error) {
+// the iterations next to the hit that are not too long for context. The
+// iterations around the hit must be read (need).
+func (a *Around) trimContext(h Hit, lo, hi int) (int, int) {
 	if lo == h.First && hi == h.Last {
-		return lo, hi, nil
-	}
-	tokens, err := r.folds.L0Tokens(ctx, run, lo, hi)
-	if err != nil {
-		return 0, 0, err
+		return lo, hi
 	}
 	own := 0
 	for n := h.First; n <= h.Last; n++ {
-		own += tokens[n]
+		own += a.noted[n].Tokens
 	}
 	most := max(contextFloor, int(maxContextRatio*float64(own)))
 	first, last := h.First, h.Last
-	for first > lo && tokens[first-1] <= most {
+	for first > lo && a.noted[first-1].Tokens <= most {
 		first--
 	}
-	for last < hi && tokens[last+1] <= most {
+	for last < hi && a.noted[last+1].Tokens <= most {
 		last++
 	}
-	return first, last, nil
+	return first, last
 }
 
 // widen extends first..last by n iterations on each side, within 1..end

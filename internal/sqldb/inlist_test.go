@@ -1,0 +1,27 @@
+package sqldb
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInListPadsToAFewShapes(t *testing.T) {
+	for _, tc := range []struct{ n, size int }{{1, 4}, {4, 4}, {5, 16}, {17, 64}, {300, 1024}, {1025, 2048}} {
+		numbers := make([]int, tc.n)
+		for i := range numbers {
+			numbers[i] = 10 + i
+		}
+		list, args := InList(numbers)
+		if got := strings.Count(list, "?"); got != tc.size || len(args) != tc.size {
+			t.Errorf("%d numbers: %d placeholders and %d arguments, want %d", tc.n, got, len(args), tc.size)
+		}
+		for i, a := range args {
+			if want := numbers[min(i, tc.n-1)]; a != want {
+				t.Fatalf("%d numbers: argument %d is %v, want %d", tc.n, i, a, want)
+			}
+		}
+		if !strings.HasPrefix(list, "(?") || !strings.HasSuffix(list, "?)") {
+			t.Errorf("%d numbers: list %q is not parenthesized", tc.n, list[:min(len(list), 20)])
+		}
+	}
+}

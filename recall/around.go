@@ -1,0 +1,135 @@
+package recall
+
+import (
+	"context"
+	"maps"
+	"slices"
+)
+
+// Noted is what the notes say of an iteration: the tokens it takes in
+// full (L0) and whether a block covers it.
+type Noted struct {
+	Tokens int
+	Folded bool
+}
+
+// aroundBatch is how many ranked hits ahead an explicit recall reads the
+// iterations around at once (Around.need).
+const aroundBatch = 32
+
+// Around holds what an explicit recall reads of the iterations around its
+// hits: their sizes and covers, and for a fill what the turns that may
+// join a hit's exchange said last. It reads them a batch of hits ahead, in
+// a statement or two, so that a fill of hundreds of hits across a long run
+// pays a few statements rather than several per hit. A fill that asks
+// again for more hits (Query.Around) keeps it, and reads only what the
+// first round did not. The zero value is ready to use.
+type Around struct {
+	run    string
+	noted  map[int]Noted
+	says   map[int]string
+	read   map[int]bool    // numbers whose note was read
+	asked  map[int]bool    // numbers whose words were read
+	done   map[[2]int]bool // the hits, by range, whose surroundings were read
+	radius int
+	said   bool
+}
+
+// reset makes a ready for run, with radius iterations of context on
+// each side of a hit, reading words with said, dropping what it holds of
+// another run or for other settings.
+func (a *Around) reset(run string, radius int, said bool) {
+	if a.run == run && a.radius == radius && a.said == said && a.read != nil {
+		return
+	}
+	*a = Around{run: run, radius: radius, said: said, noted: map[int]Noted{}, says: map[int]string{}, read: map[int]bool{}, asked: map[int]bool{},
+		done: map[[2]int]bool{}}
+}
+
+// span is the iterations around h that a recall may show with it, within
+// 1..end.
+func (a *Around) span(h Hit, end int) (int, int) {
+	return max(1, h.First-a.radius), min(end, h.Last+a.radius)
+}
+
+// need makes sure the iterations around hits[i], an iteration hit, are
+// read: when they are not, it reads the notes around hits[i] and the hits
+// after it (aroundBatch in all, or two more than the want hits the recall
+// still takes), and, when reset asked for words, what the turns that may
+// join each one's exchange said (wordsWanted).
+func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want, end int) error {
+	if a.done[[2]int{hits[i].First, hits[i].Last}] {
+		return nil
+	}
+	var batch []Hit
+	for _, h := range hits[i:min(len(hits), i+min(aroundBatch, want+2))] {
+		if k := [2]int{h.First, h.Last}; h.Kind == KindIteration && !a.done[k] {
+			a.done[k] = true
+			batch = append(batch, h)
+		}
+	}
+	var numbers []int
+	for _, h := range batch {
+		lo, hi := a.span(h, end)
+		for n := lo; n <= hi; n++ {
+			if !a.read[n] {
+				numbers = append(numbers, n)
+			}
+		}
+	}
+	err := readInto(numbers, a.read, a.noted, func(ns []int) (map[int]Noted, error) { return r.folds.Noted(ctx, a.run, ns) })
+	if err != nil || !a.said {
+		return err
+	}
+	var words []int
+	for _, h := range batch {
+		words = a.wordsWanted(words, h, end)
+	}
+	return readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
+}
+
+// readInto reads numbers (sorted and without repeats here) with read, into
+// into, and marks them in marked; with none, it reads nothing.
+func readInto[V any](numbers []int, marked map[int]bool, into map[int]V, read func([]int) (map[int]V, error)) error {
+	slices.Sort(numbers)
+	numbers = slices.Compact(numbers)
+	if len(numbers) == 0 {
+		return nil
+	}
+	got, err := read(numbers)
+	if err != nil {
+		return err
+	}
+	maps.Copy(into, got)
+	for _, n := range numbers {
+		marked[n] = true
+	}
+	return nil
+}
+
+// wordsWanted appends to words the iterations whose last words the
+// exchange of hit h may look at, not read yet: the hit's last, when the
+// next iteration is short enough to join it, and the one before the hit,
+// when it is. A hit that joins no neighbour reads no words.
+func (a *Around) wordsWanted(words []int, h Hit, end int) []int {
+	lo, hi := a.trimContext(h, max(1, h.First-1), min(max(1, end-1), h.Last+1))
+	if lo < h.First && !a.asked[lo] {
+		words = append(words, lo)
+	}
+	if hi > h.Last && !a.asked[h.Last] {
+		words = append(words, h.Last)
+	}
+	return words
+}
+
+// inFull counts the iterations of first..last, read, that show in full:
+// no block covers them, or they have no note yet.
+func (a *Around) inFull(first, last int) int {
+	full := 0
+	for n := first; n <= last; n++ {
+		if !a.noted[n].Folded {
+			full++
+		}
+	}
+	return full
+}

@@ -1,0 +1,160 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/delta-memory/delta-memory/fold"
+	"github.com/delta-memory/delta-memory/journal"
+)
+
+// recallRender is a recall's text in both forms, with token counts.
+type recallRender struct {
+	full, lines             string
+	fullTokens, linesTokens int
+	// folded counts the folded iterations; 0 means the whole range shows
+	// in full already.
+	folded int
+}
+
+// recallText renders the folded iterations of first..last as L1 lines and,
+// when wantFull and the range is short enough, in full (L0). With visible,
+// the iterations Working shows in full are rendered too, all but the
+// newest: a window that focuses on the recall (window.Options.Focus)
+// leaves them out of Working instead.
+func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep, visible bool) (recallRender, error) {
+	rts, err := e.recallTexts(ctx, run, [][2]int{{first, last}}, wantFull, keep, visible)
+	if err != nil {
+		return recallRender{}, err
+	}
+	return rts[0], nil
+}
+
+// renderKind is what an iteration's L0 rendering depends on besides the
+// iteration: the output bound, whether it is shown alone, and whether it
+// may be kept (renderings).
+type renderKind struct {
+	maxOut     int
+	lone, keep bool
+}
+
+// recallTexts is recallText for several ranges at once, in a few
+// statements whatever their number: one read of the notes' lines, and one
+// of renderings (and of the journal, for those not kept) per kind of
+// rendering. A fill renders tens of hits spread over a long run; read one
+// at a time, their statements took most of its time.
+func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]int, wantFull, keep, visible bool) ([]recallRender, error) {
+	var numbers []int
+	for _, r := range ranges {
+		first, last := r[0], min(r[1], run.Iterations)
+		for n := first; n <= min(last, first+maxLines-1); n++ {
+			numbers = append(numbers, n)
+		}
+	}
+	slices.Sort(numbers)
+	numbers = slices.Compact(numbers)
+	notes, err := e.Fold.LinesAt(ctx, run.ID, numbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]recallRender, len(ranges))
+	kinds := make([]renderKind, len(ranges))
+	folded := make([][]int, len(ranges))
+	wanted := map[renderKind][]int{}
+	for i, r := range ranges {
+		first, last := r[0], min(r[1], run.Iterations)
+		if first > last {
+			continue
+		}
+		rr := &out[i]
+		lo, _ := slices.BinarySearchFunc(notes, first, func(l fold.Line, n int) int { return cmp.Compare(l.Number, n) })
+		var lb strings.Builder
+		settled := true
+		for _, nt := range notes[lo:] {
+			if nt.Number > min(last, first+maxLines-1) {
+				break
+			}
+			if nt.Block == "" {
+				if !visible || nt.Number >= run.Iterations {
+					continue
+				}
+				settled = false
+			}
+			folded[i] = append(folded[i], nt.Number)
+			lb.WriteString(nt.L1)
+			lb.WriteByte('\n')
+			rr.linesTokens += nt.L1Tokens + 1
+		}
+		if more := last - (first + maxLines - 1); more > 0 {
+			fmt.Fprintf(&lb, "[… %d more iterations: delta memory show --iteration N]\n", more)
+			rr.linesTokens += 16
+		}
+		if rr.folded = len(folded[i]); rr.folded == 0 {
+			continue
+		}
+		rr.lines = strings.TrimRight(lb.String(), "\n")
+		if !wantFull || last-first+1 > maxFullRange {
+			folded[i] = nil
+			continue
+		}
+		// A lone iteration's output may take half the partition: a step
+		// that returns to what it saw needs the output, not only the call.
+		// Its rendering leaves out its own heading, which would say again
+		// what the section's heading says, unless it says how the
+		// iteration failed. Only folded iterations' renderings are kept:
+		// they no longer change.
+		k := renderKind{maxOut: max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/3)), lone: first == last, keep: keep && settled}
+		if k.lone {
+			k.maxOut = max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/2))
+		}
+		kinds[i] = k
+		wanted[k] = append(wanted[k], folded[i]...)
+	}
+	made := make(map[renderKind]map[int]rendering, len(wanted))
+	for _, k := range slices.SortedFunc(maps.Keys(wanted), compareKinds) {
+		nums := wanted[k]
+		slices.Sort(nums)
+		rs, err := e.renderings(ctx, run, slices.Compact(nums), k.maxOut, k.lone, k.keep)
+		if err != nil {
+			return nil, err
+		}
+		m := make(map[int]rendering, len(rs))
+		for _, r := range rs {
+			m[r.Iteration] = r
+		}
+		made[k] = m
+	}
+	for i := range ranges {
+		if len(folded[i]) == 0 {
+			continue
+		}
+		var fb strings.Builder
+		for _, n := range folded[i] {
+			if r, ok := made[kinds[i]][n]; ok {
+				fb.WriteString(r.Markdown)
+				out[i].fullTokens += r.Tokens
+			}
+		}
+		out[i].full = strings.TrimRight(fb.String(), "\n")
+	}
+	return out, nil
+}
+
+// compareKinds orders render kinds, so that their reads run in one order.
+func compareKinds(a, b renderKind) int {
+	return cmp.Or(cmp.Compare(a.maxOut, b.maxOut), compareBool(a.lone, b.lone), compareBool(a.keep, b.keep))
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
