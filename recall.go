@@ -97,11 +97,21 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	room := e.Config.Budget
 	var prev recall.Recall
 	var texts []recallRender
+	batchAt, spent := 0, 0
 	for i, r := range active {
-		if i%maxFillBatch == 0 {
+		if i == batchAt+len(texts) {
 			// Rendered a batch at a time (recallTexts); a text in full
 			// past the room is dropped below, as if not rendered.
-			batch := active[i:min(len(active), i+maxFillBatch)]
+			batchAt = i
+			n := maxFillBatch
+			if focused && room > 0 {
+				// No further than the room is likely to hold: rendering
+				// in full past it is for nothing, and keeps renderings
+				// the window does not show. Past the room, the lines
+				// alone are rendered, a full batch at a time.
+				n = min(n, max(4, room/max(1, spent/max(1, i))*5/4+1))
+			}
+			batch := active[i:min(len(active), i+n)]
 			ranges := make([][2]int, len(batch))
 			for j, b := range batch {
 				ranges[j] = [2]int{b.First, b.Last}
@@ -110,7 +120,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 				return nil, false, 0, err
 			}
 		}
-		rt := texts[i%maxFillBatch]
+		rt := texts[i-batchAt]
 		if focused && room <= 0 {
 			rt.full, rt.fullTokens = "", 0
 		}
@@ -118,6 +128,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 			continue // all of it shows in full already
 		}
 		room -= max(rt.fullTokens, rt.linesTokens)
+		spent += max(rt.fullTokens, rt.linesTokens)
 		// The section before names the query: say it once. Only a focused
 		// window shows the recalls in this order; the timeline chooses its
 		// own, so there every recall names its query.

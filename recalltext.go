@@ -21,19 +21,6 @@ type recallRender struct {
 	folded int
 }
 
-// recallText renders the folded iterations of first..last as L1 lines and,
-// when wantFull and the range is short enough, in full (L0). With visible,
-// the iterations Working shows in full are rendered too, all but the
-// newest: a window that focuses on the recall (window.Options.Focus)
-// leaves them out of Working instead.
-func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep, visible bool) (recallRender, error) {
-	rts, err := e.recallTexts(ctx, run, [][2]int{{first, last}}, wantFull, keep, visible)
-	if err != nil {
-		return recallRender{}, err
-	}
-	return rts[0], nil
-}
-
 // renderKind is what an iteration's L0 rendering depends on besides the
 // iteration: the output bound, whether it is shown alone, and whether it
 // may be kept (renderings).
@@ -42,8 +29,12 @@ type renderKind struct {
 	lone, keep bool
 }
 
-// recallTexts is recallText for several ranges at once, in a few
-// statements whatever their number: one read of the notes' lines, and one
+// recallTexts renders the folded iterations of each range as L1 lines
+// and, when wantFull and the range is short enough, in full (L0). With
+// visible, the iterations Working shows in full are rendered too, all but
+// the newest: a window that focuses on the recall (window.Options.Focus)
+// leaves them out of Working instead. It reads in a few statements,
+// whatever the number of ranges: one read of the notes' lines, and one
 // of renderings (and of the journal, for those not kept) per kind of
 // rendering. A fill renders tens of hits spread over a long run; read one
 // at a time, their statements took most of its time.

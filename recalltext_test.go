@@ -4,7 +4,18 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/delta-memory/delta-memory/journal"
 )
+
+// recallText renders one range, as recallTexts does a batch.
+func (e *Engine) recallText(ctx context.Context, run journal.Run, first, last int, wantFull, keep, visible bool) (recallRender, error) {
+	rts, err := e.recallTexts(ctx, run, [][2]int{{first, last}}, wantFull, keep, visible)
+	if err != nil {
+		return recallRender{}, err
+	}
+	return rts[0], nil
+}
 
 // TestRecallTextsReadsAsOneRangeAtATime renders many ranges of a folded
 // run at once, as a fill does, and each alone: the texts agree, for lone

@@ -35,8 +35,8 @@ func (e *Engine) renderKey(maxOut int) string {
 // renderings returns the L0 renderings of run's iterations numbers (in
 // ascending order, no repeats, not necessarily next to each other), under
 // the output bound maxOut. Those kept in recall_renders are read from
-// there, in one statement; the others are read from the journal, in one
-// more, and rendered, and kept when keep is set. Only folded iterations
+// there, in one statement (a thousand at a time); the others are read
+// from the journal, in one more, and rendered, and kept when keep is set. Only folded iterations
 // belong here: they no longer change.
 //
 // An iteration that only speaks renders as fold.SpokenLine, one line per
@@ -55,10 +55,16 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 		key += "/lone"
 	}
 	var kept []rendering
-	list, args := sqldb.InList(numbers)
-	if err := sqlx.SelectContext(ctx, e.db.Cached(), &kept, `SELECT iteration, markdown, tokens FROM recall_renders
-		WHERE run_id = ? AND key = ? AND iteration IN `+list+` ORDER BY iteration`, append([]any{run, key}, args...)...); err != nil {
-		return nil, fmt.Errorf("read kept renderings of run %s: %w", run, err)
+	if err := sqldb.InChunks(numbers, func(_ []int, list string, args []any) error {
+		var rs []rendering
+		if err := sqlx.SelectContext(ctx, e.db.Cached(), &rs, `SELECT iteration, markdown, tokens FROM recall_renders
+			WHERE run_id = ? AND key = ? AND iteration IN `+list+` ORDER BY iteration`, append([]any{run, key}, args...)...); err != nil {
+			return fmt.Errorf("read kept renderings of run %s: %w", run, err)
+		}
+		kept = append(kept, rs...)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	out := make([]rendering, 0, len(numbers))
 	var missing []int
@@ -107,18 +113,26 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 	return out, nil
 }
 
+// keepRowsAt is how many renderings keepRenderings writes a statement:
+// the statement caches (internal/sqldb) then see a few shapes of it.
+const keepRowsAt = 8
+
 // keepRenderings saves renderings under key, in one transaction.
 func (e *Engine) keepRenderings(ctx context.Context, run, key string, rs []rendering) error {
 	return e.db.Update(ctx, run, func(tx *sqlx.Tx) error {
-		q := `INSERT INTO recall_renders (run_id, iteration, key, markdown, tokens) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(rs)), ", ") +
-			` ON CONFLICT (run_id, iteration, key) DO UPDATE SET markdown = excluded.markdown, tokens = excluded.tokens`
-		args := make([]any, 0, 5*len(rs))
-		for _, r := range rs {
-			args = append(args, run, r.Iteration, key, r.Markdown, r.Tokens)
-		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("keep renderings of run %s: %w", run, err)
+		for len(rs) > 0 {
+			chunk := rs[:min(len(rs), keepRowsAt)]
+			rs = rs[len(chunk):]
+			q := `INSERT INTO recall_renders (run_id, iteration, key, markdown, tokens) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(chunk)), ", ") +
+				` ON CONFLICT (run_id, iteration, key) DO UPDATE SET markdown = excluded.markdown, tokens = excluded.tokens`
+			args := make([]any, 0, 5*len(chunk))
+			for _, r := range chunk {
+				args = append(args, run, r.Iteration, key, r.Markdown, r.Tokens)
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return fmt.Errorf("keep renderings of run %s: %w", run, err)
+			}
 		}
 		return nil
 	})

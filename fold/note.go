@@ -167,19 +167,21 @@ func (s *Store) Lines(ctx context.Context, run string, first, last int) ([]Line,
 	return out, nil
 }
 
-// LinesAt is Lines for the iterations numbers, which need not be next to
-// each other, in one statement: what a recall reads of its hits across a
-// long run. An iteration with no note yet is left out.
+// LinesAt is Lines for the iterations numbers (ascending), which need not
+// be next to each other, in one statement (a thousand at a time): what a
+// recall reads of its hits across a long run. An iteration with no note
+// yet is left out.
 func (s *Store) LinesAt(ctx context.Context, run string, numbers []int) ([]Line, error) {
-	if len(numbers) == 0 {
-		return nil, nil
-	}
 	var out []Line
-	list, args := sqldb.InList(numbers)
-	if err := sqlx.SelectContext(ctx, s.db.Cached(), &out, sqlSelectLines+`number IN `+list+` ORDER BY number`, append([]any{run}, args...)...); err != nil {
-		return nil, fmt.Errorf("read iteration lines: %w", sqldb.Classify(err))
-	}
-	return out, nil
+	err := sqldb.InChunks(numbers, func(_ []int, list string, args []any) error {
+		var lines []Line
+		if err := sqlx.SelectContext(ctx, s.db.Cached(), &lines, sqlSelectLines+`number IN `+list+` ORDER BY number`, append([]any{run}, args...)...); err != nil {
+			return fmt.Errorf("read iteration lines: %w", sqldb.Classify(err))
+		}
+		out = append(out, lines...)
+		return nil
+	})
+	return out, err
 }
 
 // sqlSelectLines reads Lines; the condition on the numbers follows.

@@ -167,8 +167,8 @@ const sqlSelectEventsAt = `SELECT i.number, e.seq, e.ts, e.type, e.payload FROM 
 	WHERE e.run_id = i.run_id AND e.seq BETWEEN i.first_seq AND i.last_seq AND i.run_id = ? AND i.number IN `
 
 // IterationsAt is IterationsOf for the iterations numbers (ascending, no
-// repeats), which need not be next to each other, in one statement: what a
-// recall reads of its hits, across a long run. Each stretch of numbers
+// repeats), which need not be next to each other, in one statement (a
+// thousand at a time): what a recall reads of its hits, across a long run. Each stretch of numbers
 // next to each other is grouped as IterationsOf groups a range.
 func (s *Store) IterationsAt(ctx context.Context, run Run, numbers []int, opts ReadOptions) ([]*Iteration, error) {
 	runID := run.ID
@@ -176,14 +176,33 @@ func (s *Store) IterationsAt(ctx context.Context, run Run, numbers []int, opts R
 		return nil, nil
 	}
 	for i, n := range numbers {
-		if n < 1 || n > run.Iterations || i > 0 && n <= numbers[i-1] {
-			return nil, fmt.Errorf("run %s: iterations %v: want ascending numbers from 1 to %d: %w", runID, numbers, run.Iterations, ErrIterationNotFound)
+		if n < 1 || n > run.Iterations {
+			return nil, &RangeError{Run: runID, From: n, To: n, Iterations: run.Iterations}
+		}
+		if i > 0 && n <= numbers[i-1] {
+			return nil, fmt.Errorf("run %s: iteration %d after %d: want the numbers ascending, each once: %w", runID, n, numbers[i-1], ErrIterationNotFound)
 		}
 	}
-	list, args := sqldb.InList(numbers)
+	out := make([]*Iteration, 0, len(numbers))
+	err := sqldb.InChunks(numbers, func(chunk []int, list string, args []any) error {
+		its, err := s.iterationsIn(ctx, run, chunk, list, args, opts)
+		out = append(out, its...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// iterationsIn reads the iterations numbers, listed by list and args
+// (sqldb.InList), for IterationsAt.
+func (s *Store) iterationsIn(ctx context.Context, run Run, numbers []int, list string, args []any, opts ReadOptions) ([]*Iteration, error) {
+	runID := run.ID
+	what := fmt.Sprintf("%d iterations (%d to %d) of run %s", len(numbers), numbers[0], numbers[len(numbers)-1], runID)
 	rows, err := s.db.Read.QueryxContext(ctx, sqlSelectEventsAt+list+` ORDER BY e.seq`, append([]any{runID}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("read %d iterations of run %s: %w", len(numbers), runID, sqldb.Classify(err))
+		return nil, fmt.Errorf("read %s: %w", what, sqldb.Classify(err))
 	}
 	defer rows.Close()
 	out := make([]*Iteration, 0, len(numbers))
@@ -193,7 +212,7 @@ func (s *Store) IterationsAt(ctx context.Context, run Run, numbers []int, opts R
 		var n int
 		var r eventRow
 		if err := rows.Scan(&n, &r.Seq, &r.TS, &r.Type, &r.Payload); err != nil {
-			return nil, fmt.Errorf("read iterations of run %s: %w", runID, sqldb.Classify(err))
+			return nil, fmt.Errorf("read %s: %w", what, sqldb.Classify(err))
 		}
 		if g == nil || n != prev && n != prev+1 {
 			if g != nil {
@@ -209,19 +228,18 @@ func (s *Store) IterationsAt(ctx context.Context, run Run, numbers []int, opts R
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read iterations of run %s: %w", runID, sqldb.Classify(err))
+		return nil, fmt.Errorf("read %s: %w", what, sqldb.Classify(err))
 	}
 	if g != nil {
 		g.flush()
 	}
+	ok := len(out) == len(numbers)
 	for i, it := range out {
-		if i >= len(numbers) || it.Number != numbers[i] {
-			return nil, fmt.Errorf("run %s: iterations %v grouped into %d (journal and iteration table disagree)", runID, numbers, len(out))
-		}
+		ok = ok && it.Number == numbers[i]
 		it.Run = runID
 	}
-	if len(out) != len(numbers) {
-		return nil, fmt.Errorf("run %s: iterations %v grouped into %d, want %d (journal and iteration table disagree)", runID, numbers, len(out), len(numbers))
+	if !ok {
+		return nil, fmt.Errorf("run %s: %s grouped into %d (journal and iteration table disagree)", runID, what, len(out))
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -43,19 +44,24 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 }
 
 // SaidAt is Said for the iterations numbers, which need not be next to
-// each other, in one statement: what a recall reads of the turns around
+// each other, in one statement (a thousand at a time): what a recall reads of the turns around
 // its hits, across a long run.
 func (s *Store) SaidAt(ctx context.Context, runID string, numbers []int) (map[int]string, error) {
-	if len(numbers) == 0 {
-		return map[int]string{}, nil
-	}
-	list, args := sqldb.InList(numbers)
-	rows, err := s.db.Read.QueryxContext(ctx, sqlSaid+`i.number IN `+list+sqlSaidOrder, append([]any{runID}, args...)...)
-	where := fmt.Sprintf("%d iterations of run %s", len(numbers), runID)
+	out := map[int]string{}
+	err := sqldb.InChunks(numbers, func(chunk []int, list string, args []any) error {
+		where := fmt.Sprintf("%d iterations (%d to %d) of run %s", len(chunk), chunk[0], chunk[len(chunk)-1], runID)
+		rows, err := s.db.Read.QueryxContext(ctx, sqlSaid+`i.number IN `+list+sqlSaidOrder, append([]any{runID}, args...)...)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", where, sqldb.Classify(err))
+		}
+		said, err := scanSaid(rows, where)
+		maps.Copy(out, said)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", where, sqldb.Classify(err))
+		return nil, err
 	}
-	return scanSaid(rows, where)
+	return out, nil
 }
 
 // scanSaid reads Said's rows, and closes them; where names what they are

@@ -23,7 +23,8 @@ const aroundBatch = 32
 // a statement or two, so that a fill of hundreds of hits across a long run
 // pays a few statements rather than several per hit. A fill that asks
 // again for more hits (Query.Around) keeps it, and reads only what the
-// first round did not. The zero value is ready to use.
+// first round did not: it is for the rounds of one fill, over one state of
+// the run, by one goroutine. The zero value is ready to use.
 type Around struct {
 	run    string
 	noted  map[int]Noted
@@ -31,25 +32,27 @@ type Around struct {
 	read   map[int]bool    // numbers whose note was read
 	asked  map[int]bool    // numbers whose words were read
 	done   map[[2]int]bool // the hits, by range, whose surroundings were read
+	end    int
 	radius int
 	said   bool
 }
 
-// reset makes a ready for run, with radius iterations of context on
-// each side of a hit, reading words with said, dropping what it holds of
-// another run or for other settings.
-func (a *Around) reset(run string, radius int, said bool) {
-	if a.run == run && a.radius == radius && a.said == said && a.read != nil {
+// reset makes a ready for run, of end iterations, with radius iterations
+// of context on each side of a hit, reading words with said, dropping what
+// it holds of another run, of the run at another length, or for other
+// settings.
+func (a *Around) reset(run string, end, radius int, said bool) {
+	if a.run == run && a.end == end && a.radius == radius && a.said == said && a.read != nil {
 		return
 	}
-	*a = Around{run: run, radius: radius, said: said, noted: map[int]Noted{}, says: map[int]string{}, read: map[int]bool{}, asked: map[int]bool{},
+	*a = Around{run: run, end: end, radius: radius, said: said, noted: map[int]Noted{}, says: map[int]string{}, read: map[int]bool{}, asked: map[int]bool{},
 		done: map[[2]int]bool{}}
 }
 
 // span is the iterations around h that a recall may show with it, within
-// 1..end.
-func (a *Around) span(h Hit, end int) (int, int) {
-	return max(1, h.First-a.radius), min(end, h.Last+a.radius)
+// the run.
+func (a *Around) span(h Hit) (int, int) {
+	return max(1, h.First-a.radius), min(a.end, h.Last+a.radius)
 }
 
 // need makes sure the iterations around hits[i], an iteration hit, are
@@ -57,20 +60,19 @@ func (a *Around) span(h Hit, end int) (int, int) {
 // after it (aroundBatch in all, or two more than the want hits the recall
 // still takes), and, when reset asked for words, what the turns that may
 // join each one's exchange said (wordsWanted).
-func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want, end int) error {
+func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want int) error {
 	if a.done[[2]int{hits[i].First, hits[i].Last}] {
 		return nil
 	}
 	var batch []Hit
 	for _, h := range hits[i:min(len(hits), i+min(aroundBatch, want+2))] {
-		if k := [2]int{h.First, h.Last}; h.Kind == KindIteration && !a.done[k] {
-			a.done[k] = true
+		if h.Kind == KindIteration && !a.done[[2]int{h.First, h.Last}] {
 			batch = append(batch, h)
 		}
 	}
 	var numbers []int
 	for _, h := range batch {
-		lo, hi := a.span(h, end)
+		lo, hi := a.span(h)
 		for n := lo; n <= hi; n++ {
 			if !a.read[n] {
 				numbers = append(numbers, n)
@@ -78,14 +80,22 @@ func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want, end
 		}
 	}
 	err := readInto(numbers, a.read, a.noted, func(ns []int) (map[int]Noted, error) { return r.folds.Noted(ctx, a.run, ns) })
-	if err != nil || !a.said {
+	if err == nil && a.said {
+		var words []int
+		for _, h := range batch {
+			words = a.wordsWanted(words, h)
+		}
+		err = readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
+	}
+	if err != nil {
 		return err
 	}
-	var words []int
+	// Done only once read: a recall that failed here and is tried again
+	// with the same Around reads them again.
 	for _, h := range batch {
-		words = a.wordsWanted(words, h, end)
+		a.done[[2]int{h.First, h.Last}] = true
 	}
-	return readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
+	return nil
 }
 
 // readInto reads numbers (sorted and without repeats here) with read, into
@@ -111,8 +121,8 @@ func readInto[V any](numbers []int, marked map[int]bool, into map[int]V, read fu
 // exchange of hit h may look at, not read yet: the hit's last, when the
 // next iteration is short enough to join it, and the one before the hit,
 // when it is. A hit that joins no neighbour reads no words.
-func (a *Around) wordsWanted(words []int, h Hit, end int) []int {
-	lo, hi := a.trimContext(h, max(1, h.First-1), min(max(1, end-1), h.Last+1))
+func (a *Around) wordsWanted(words []int, h Hit) []int {
+	lo, hi := a.trimContext(h, max(1, h.First-1), min(max(1, a.end-1), h.Last+1))
 	if lo < h.First && !a.asked[lo] {
 		words = append(words, lo)
 	}

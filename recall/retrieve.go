@@ -124,7 +124,7 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	if ar == nil {
 		ar = new(Around)
 	}
-	ar.reset(run.ID, max(r.cfg.Context, 1), q.Fill)
+	ar.reset(run.ID, run.Iterations, max(r.cfg.Context, 1), q.Fill)
 	for i, h := range hits {
 		if len(picked) == q.Limit {
 			break
@@ -143,7 +143,7 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		}
 		var full int
 		if h.Kind == KindIteration {
-			if err := ar.need(ctx, r, hits, i, q.Limit-len(picked), run.Iterations); err != nil {
+			if err := ar.need(ctx, r, hits, i, q.Limit-len(picked)); err != nil {
 				return err
 			}
 			full = ar.inFull(h.First, h.Last)

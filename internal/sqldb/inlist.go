@@ -31,3 +31,21 @@ func InList(numbers []int) (string, []any) {
 	}
 	return "(" + strings.TrimSuffix(strings.Repeat("?, ", size), ", ") + ")", args
 }
+
+// MaxInList is the most numbers InChunks puts in one list: a long list is
+// read in several statements, well under SQLite's bound on placeholders.
+const MaxInList = 1024
+
+// InChunks calls read for numbers MaxInList at a time, with each chunk's
+// InList placeholders and arguments, and stops at the first error.
+func InChunks(numbers []int, read func(chunk []int, list string, args []any) error) error {
+	for len(numbers) > 0 {
+		chunk := numbers[:min(len(numbers), MaxInList)]
+		numbers = numbers[len(chunk):]
+		list, args := InList(chunk)
+		if err := read(chunk, list, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -25,3 +25,23 @@ func TestInListPadsToAFewShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestInChunksSplitsLongLists(t *testing.T) {
+	numbers := make([]int, 2*MaxInList+3)
+	for i := range numbers {
+		numbers[i] = i + 1
+	}
+	var sizes []int
+	next := 1
+	err := InChunks(numbers, func(chunk []int, list string, args []any) error {
+		sizes = append(sizes, len(chunk))
+		if chunk[0] != next || strings.Count(list, "?") != len(args) {
+			t.Fatalf("chunk from %d (want %d), %d placeholders for %d arguments", chunk[0], next, strings.Count(list, "?"), len(args))
+		}
+		next += len(chunk)
+		return nil
+	})
+	if err != nil || len(sizes) != 3 || sizes[0] != MaxInList || sizes[2] != 3 || next != len(numbers)+1 {
+		t.Fatalf("chunks %v, next %d, err %v", sizes, next, err)
+	}
+}
