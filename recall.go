@@ -109,7 +109,8 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 				// in full past it is for nothing, and keeps renderings
 				// the window does not show. Past the room, the lines
 				// alone are rendered, a full batch at a time.
-				n = min(n, max(4, room/max(1, spent/max(1, i))*5/4+1))
+				typical := max(1, spent/max(1, i))
+				n = min(n, max(4, room/typical*5/4+1))
 			}
 			batch := active[i:min(len(active), i+n)]
 			ranges := make([][2]int, len(batch))

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -106,8 +105,7 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 		wanted[k] = append(wanted[k], folded[i]...)
 	}
 	made := make(map[renderKind]map[int]rendering, len(wanted))
-	for _, k := range slices.SortedFunc(maps.Keys(wanted), compareKinds) {
-		nums := wanted[k]
+	for k, nums := range wanted {
 		slices.Sort(nums)
 		rs, err := e.renderings(ctx, run, slices.Compact(nums), k.maxOut, k.lone, k.keep)
 		if err != nil {
@@ -133,19 +131,4 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 		out[i].full = strings.TrimRight(fb.String(), "\n")
 	}
 	return out, nil
-}
-
-// compareKinds orders render kinds, so that their reads run in one order.
-func compareKinds(a, b renderKind) int {
-	return cmp.Or(cmp.Compare(a.maxOut, b.maxOut), compareBool(a.lone, b.lone), compareBool(a.keep, b.keep))
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
 }

@@ -36,8 +36,8 @@ func (e *Engine) renderKey(maxOut int) string {
 // ascending order, no repeats, not necessarily next to each other), under
 // the output bound maxOut. Those kept in recall_renders are read from
 // there, in one statement (a thousand at a time); the others are read
-// from the journal, in one more, and rendered, and kept when keep is set. Only folded iterations
-// belong here: they no longer change.
+// from the journal, in one more, and rendered, and kept when keep is set.
+// Only folded iterations belong here: they no longer change.
 //
 // An iteration that only speaks renders as fold.SpokenLine, one line per
 // message, alone or not, so that its text names it (window.SelfNamed);

@@ -168,8 +168,9 @@ const sqlSelectEventsAt = `SELECT i.number, e.seq, e.ts, e.type, e.payload FROM 
 
 // IterationsAt is IterationsOf for the iterations numbers (ascending, no
 // repeats), which need not be next to each other, in one statement (a
-// thousand at a time): what a recall reads of its hits, across a long run. Each stretch of numbers
-// next to each other is grouped as IterationsOf groups a range.
+// thousand at a time): what a recall reads of its hits, across a long
+// run. Each stretch of numbers next to each other is grouped as
+// IterationsOf groups a range.
 func (s *Store) IterationsAt(ctx context.Context, run Run, numbers []int, opts ReadOptions) ([]*Iteration, error) {
 	runID := run.ID
 	if len(numbers) == 0 {

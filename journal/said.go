@@ -44,8 +44,8 @@ func (s *Store) Said(ctx context.Context, runID string, from, to int) (map[int]s
 }
 
 // SaidAt is Said for the iterations numbers, which need not be next to
-// each other, in one statement (a thousand at a time): what a recall reads of the turns around
-// its hits, across a long run.
+// each other, in one statement (a thousand at a time): what a recall
+// reads of the turns around its hits, across a long run.
 func (s *Store) SaidAt(ctx context.Context, runID string, numbers []int) (map[int]string, error) {
 	out := map[int]string{}
 	err := sqldb.InChunks(numbers, func(chunk []int, list string, args []any) error {

@@ -9,8 +9,8 @@ import "strings"
 // too long for context (trimContext's bound) stays out. In a dialogue
 // this brings back the other half of a question and its answer, which is
 // often where the fact a question to memory wants is; a neighbour that
-// only shares the time brings back nothing the hit does not.
-// The iterations around the hit must be read (need), with what they said.
+// only shares the time brings back nothing the hit does not. The
+// iterations around the hit must be read (need), with what they said.
 func (a *Around) exchange(h Hit, lo, hi int) (int, int) {
 	if lo == h.First && hi == h.Last {
 		return lo, hi
