@@ -94,6 +94,11 @@ func openPool(dsn string) (*sqlx.DB, error) {
 	return sqlx.NewDb(sql.OpenDB(c), "sqlite"), nil
 }
 
+// readerMmap is how much of the database file a reader connection maps
+// (PRAGMA mmap_size): 1 GiB, a run of some 150,000 iterations; past it
+// the rest is read as before.
+const readerMmap = 1 << 30
+
 // dsn builds the modernc.org/sqlite DSN. Pragmas go in the DSN so that every
 // connection the pool opens gets them, not just the first.
 // See https://www.sqlite.org/pragma.html and https://www.sqlite.org/wal.html.
@@ -116,6 +121,14 @@ func dsn(path string, busy time.Duration, writer bool) string {
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
+		// Readers map the file rather than read it a page at a time: a
+		// question to memory reads thousands of rows spread over a long
+		// run, and on a 600 MB database of 100,000 iterations a fill
+		// spent a seventh of its time in pread. Mapped pages are shared
+		// with the OS's page cache, so this costs no memory of the
+		// process's own. The WAL is still read with pread; the writer,
+		// whose pages change, keeps the default.
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", readerMmap))
 	}
 	return "file:" + escapePath(path) + "?" + q.Encode()
 }

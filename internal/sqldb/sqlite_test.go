@@ -109,6 +109,17 @@ func TestOpenConnectsTheReaderOfAnExistingDatabase(t *testing.T) {
 	if n := db.Read.Stats().OpenConnections; n != 1 {
 		t.Fatalf("Open of an existing database left %d reader connections open, want 1", n)
 	}
+	// The readers map the file; the writer does not.
+	var mapped, writer int64
+	if err := db.Read.GetContext(ctx, &mapped, "PRAGMA mmap_size"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Write.GetContext(ctx, &writer, "PRAGMA mmap_size"); err != nil {
+		t.Fatal(err)
+	}
+	if mapped < 1<<30 || writer != 0 {
+		t.Fatalf("mmap_size is %d on a reader and %d on the writer, want 1 GiB and 0", mapped, writer)
+	}
 }
 
 // TestOneConnectionReadsThroughTheWriter opens an existing database with
