@@ -117,3 +117,55 @@ func TestCompactMergesSegments(t *testing.T) {
 		t.Fatalf("found %d documents after compact, want %d", len(hits), batches*per)
 	}
 }
+
+// TestATieAtTheCutDoesNotFollowTheIndexOrder indexes the same documents,
+// thirty of one score for the query, into two indexes in opposite orders,
+// and checks that a search cut inside the tie keeps the same hits from
+// both: which tied documents make the cut must not follow the order in
+// which the index holds them, which background merges change. (Each index
+// is one batch, one segment: the scores themselves depend on the segments,
+// as bleve's BM25 reads the average length off their dictionaries.)
+func TestATieAtTheCutDoesNotFollowTheIndexOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 120
+	build := func(reverse bool) *index {
+		ix := newTestIndex(t)
+		docs := make([]document, 0, n)
+		for i := range n {
+			k := i + 1
+			if reverse {
+				k = n - i
+			}
+			text := "the lease timeout again"
+			if k%4 != 0 {
+				text = "the worker wrote its batch again"
+			}
+			docs = append(docs, document{id: docID(KindIteration, strconv.Itoa(k), "a"), run: "a", kind: KindIteration, first: k, last: k, text: text})
+		}
+		if err := ix.put(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	forward, backward := build(false), build(true)
+	for _, limit := range []int{1, 5, 20} {
+		a, err := forward.search(ctx, lookup{run: "a", words: "lease timeout", limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := backward.search(ctx, lookup{run: "a", words: "lease timeout", limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) != limit || len(b) != limit {
+			t.Fatalf("limit %d: %d and %d hits", limit, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].First != b[i].First || a[i].Score != b[i].Score {
+				t.Fatalf("limit %d: hit %d is iteration %d (%.6f) from one index and %d (%.6f) from the other: the tie was cut by the index's order",
+					limit, i, a[i].First, a[i].Score, b[i].First, b[i].Score)
+			}
+		}
+	}
+}
