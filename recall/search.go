@@ -138,8 +138,9 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 // every match's id: a conversation's question matches hundreds of turns,
 // and the second search costs a millisecond or so; a common word in a run
 // of 100,000 iterations matches tens of thousands, where sorting them all
-// cost a recall of five hits three to six milliseconds more (p50 2.1 ->
-// 8.7 ms). Past it, the tie is cut in the index's order.
+// cost a recall of five hits two to six milliseconds more at the median
+// (2.1 / 3.4 -> 8.7 / 5.5 ms). Past it, the tie is cut in the index's
+// order.
 const tieSortMax = 4096
 
 // ranked runs req and returns its best limit hits in our order
