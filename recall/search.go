@@ -145,10 +145,9 @@ const tieSortMax = 4096
 
 // ranked runs req and returns its best limit hits in our order
 // (compareHits), how many documents matched, and whether the cut fell
-// inside a tie: a hit kept
-// scores exactly as the last one req returned, when more matched than it
-// returned, so that which of the tied documents came back was bleve's
-// choice.
+// inside a tie: a hit kept scores exactly as the last one req returned,
+// and more matched than it returned, so that which of the tied documents
+// came back was bleve's choice.
 func (ix *index) ranked(ctx context.Context, req *bleve.SearchRequest, limit int) ([]Hit, uint64, bool, error) {
 	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
