@@ -2,6 +2,8 @@ package fold
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -110,6 +112,38 @@ func (b *Block) Range() string {
 
 // Len is the number of iterations covered.
 func (b *Block) Len() int { return b.Last - b.First + 1 }
+
+// ParseBlockID reads the level and range out of a block id made by the
+// folder ("L2-100-199", or "L2-100-199.2" for a range folded again),
+// without a read of the block; ok is false for an id of another form.
+func ParseBlockID(id string) (level, first, last int, ok bool) {
+	rest, found := strings.CutPrefix(id, "L")
+	if !found {
+		return 0, 0, 0, false
+	}
+	rest, n, folded := strings.Cut(rest, ".")
+	if folded {
+		if k, err := strconv.Atoi(n); err != nil || k < 2 {
+			return 0, 0, 0, false
+		}
+	}
+	parts := strings.Split(rest, "-")
+	if len(parts) != 3 {
+		return 0, 0, 0, false
+	}
+	var v [3]int
+	for i, p := range parts {
+		k, err := strconv.Atoi(p)
+		if err != nil || k < 0 || strconv.Itoa(k) != p {
+			return 0, 0, 0, false
+		}
+		v[i] = k
+	}
+	if v[0] < 1 || v[1] > v[2] {
+		return 0, 0, 0, false
+	}
+	return v[0], v[1], v[2], true
+}
 
 // blockID names a block deterministically from what it covers, so that the
 // same input folds into the same ids. n disambiguates a range folded again

@@ -6,3 +6,6 @@ func SetBetweenWindowReads(s *Store, f func()) (undo func()) {
 	s.betweenWindowReads = f
 	return func() { s.betweenWindowReads = nil }
 }
+
+// BlockID is blockID, for the tests of ParseBlockID.
+var BlockID = blockID

@@ -138,7 +138,7 @@ func (ix *index) addConcepts(ctx context.Context, l lookup, hits []Hit, weight f
 	// scoring and sorting.
 	cl := l
 	cl.words, cl.ids, cl.concepts = "", nil, cq
-	cl.limit = max(1, l.limit/retrieveDepth)
+	cl.limit = max(1, cmp.Or(l.follow, l.limit/retrieveDepth))
 	more, err := ix.search(ctx, cl)
 	if err != nil || len(more) == 0 {
 		return hits, err

@@ -100,6 +100,9 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		}
 	}
 	l := lookup{run: run.ID, words: q.Text(), ids: ids, limit: q.Limit * retrieveDepth}
+	if q.Fill {
+		l.limit, l.follow = max(l.limit, fillDepth), q.Limit
+	}
 	focusN := r.cfg.FocusFor(q)
 	hits, err := ix.search(ctx, l)
 	if err == nil && q.Fill && len(named) == 0 {
@@ -173,6 +176,16 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 // than Config.MaxHits: a fill takes as many hits as its room holds, and a
 // large budget holds hundreds of short turns.
 const MaxFillHits = 1600
+
+// fillDepth is how many documents a fill's first search ranks at least,
+// however few hits its room holds. The nearby signal scores a turn by the
+// matches around it, and those are often weak matches, ranked far down: a
+// ranking cut at three times the hits a small room takes left them out
+// (TestAFillRanksTheWeakMatchesAroundATurn). A conversation of several
+// hundred turns is ranked whole. The searches fused with the first rank
+// as many as the recall takes (lookup.follow), and the fused ranking
+// keeps the first one's depth.
+const fillDepth = 1000
 
 // retrieveDepth is how many hits a recall's search asks for per hit it
 // may take: hits that overlap a better one are passed over.

@@ -169,3 +169,31 @@ func TestATieAtTheCutDoesNotFollowTheIndexOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockHitsKnowTheirRange checks that a block hit carries its range and
+// level whether its id is one the folder makes, read without the stored
+// document, or another, read from it.
+func TestBlockHitsKnowTheirRange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ix := newTestIndex(t)
+	docs := []document{
+		{id: docID(KindBlock, "L3-5-90.2", "r"), run: "r", kind: KindBlock, first: 5, last: 90, level: 3, text: "the canoe trip"},
+		{id: docID(KindBlock, "imported-7", "r"), run: "r", kind: KindBlock, first: 91, last: 120, level: 2, text: "the canoe again"},
+	}
+	if err := ix.put(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.search(ctx, lookup{run: "r", words: "canoe", limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][3]int{}
+	for _, h := range hits {
+		got[h.Block] = [3]int{h.First, h.Last, h.Level}
+	}
+	want := map[string][3]int{"L3-5-90.2": {5, 90, 3}, "imported-7": {91, 120, 2}}
+	if len(got) != len(want) || got["L3-5-90.2"] != want["L3-5-90.2"] || got["imported-7"] != want["imported-7"] {
+		t.Errorf("block hits %v, want %v", got, want)
+	}
+}

@@ -45,7 +45,7 @@ func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l looku
 	// a recall takes (the first asked for more, to allow for overlaps).
 	l2 := l
 	l2.words = l.words + " " + strings.Join(words, " ")
-	l2.limit = max(1, l.limit/retrieveDepth)
+	l2.limit = max(1, cmp.Or(l.follow, l.limit/retrieveDepth))
 	more, err := ix.search(ctx, l2)
 	if err != nil {
 		return nil, err
