@@ -78,10 +78,13 @@ type Engine struct {
 	// first use.
 	Recall *recall.Recaller
 
-	l0       l0Cache
-	lockWait time.Duration
-	warn     func(string)
-	held     atomic.Int64
+	l0 l0Cache
+	// fillInTurn makes a fill render each batch of hits before it goes
+	// on ranking (packer.render), as a test's reference.
+	fillInTurn bool
+	lockWait   time.Duration
+	warn       func(string)
+	held       atomic.Int64
 	// made is what Open created, for Discard; closed is set by Discard,
 	// after which Close and Leave do nothing.
 	made   created

@@ -335,7 +335,13 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 	texts := make(map[[2]int]recallRender)
 	for {
 		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), texts: texts}
-		if err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) }); err != nil {
+		err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) })
+		// The batch still rendering is taken (or waited for) before
+		// anything else, error or not.
+		if _, serr := p.settle(); err == nil {
+			err = serr
+		}
+		if err != nil {
 			return candidates{}, err
 		}
 		if !p.stopped {
@@ -382,8 +388,10 @@ type packer struct {
 	early   []int
 	waiting []waiting
 	// queue holds the hits offered and not yet rendered (drain);
-	// stopped says that a drain stopped for want of room.
+	// pending, a batch rendering while the recall ranks the hits after
+	// it (render); stopped says that taking stopped for want of room.
 	queue   []recall.Recall
+	pending *pendingBatch
 	stopped bool
 	batches int
 }
@@ -417,15 +425,23 @@ const (
 // full reports whether packing stops for want of room rather than of hits.
 func (p *packer) full() bool { return p.room-p.c.used < 16 || p.skips >= maxSkips }
 
-// offer queues hit h, and when a batch is queued renders it and takes
-// the hits that fit (drain); it reports whether to offer more.
+// offer queues hit h, and when a batch is queued takes the hits of the
+// batch before it that fit (settle) and starts rendering this one
+// (render); it reports whether to offer more.
 func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 	p.queue = append(p.queue, h)
 	if len(p.queue) < p.batch() {
 		return true, nil
 	}
 	p.batches++
-	return p.drain(ctx)
+	if p.e.fillInTurn {
+		return p.drain(ctx)
+	}
+	if more, err := p.settle(); err != nil || !more {
+		return more, err
+	}
+	p.render(ctx)
+	return true, nil
 }
 
 // batch is how many hits to queue before rendering them: the focus
@@ -444,14 +460,7 @@ func (p *packer) batch() int {
 func (p *packer) drain(ctx context.Context) (bool, error) {
 	queue := p.queue
 	p.queue = nil
-	var ranges [][2]int
-	for _, h := range queue {
-		k := [2]int{h.First, h.Last}
-		if _, ok := p.texts[k]; !ok && !slices.Contains(ranges, k) {
-			ranges = append(ranges, k)
-		}
-	}
-	if len(ranges) > 0 {
+	if ranges := p.unrendered(queue); len(ranges) > 0 {
 		rts, err := p.e.recallTexts(ctx, p.run, ranges, true, false, true)
 		if err != nil {
 			return false, err
@@ -460,13 +469,19 @@ func (p *packer) drain(ctx context.Context) (bool, error) {
 			p.texts[k] = rts[i]
 		}
 	}
-	for _, h := range queue {
+	return p.takeAll(queue), nil
+}
+
+// takeAll takes hits in turn, rendered already (texts), until the room is
+// full, and reports whether to take more.
+func (p *packer) takeAll(hits []recall.Recall) bool {
+	for _, h := range hits {
 		if !p.take(h, p.texts[[2]int{h.First, h.Last}]) {
 			p.stopped = true
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
 }
 
 // take takes hit h, rendered as rt, if it fits, and the long hits due
