@@ -35,6 +35,10 @@ type Around struct {
 	end    int
 	radius int
 	said   bool
+	// matched holds the iterations the recall's query matches, as its
+	// hits rank them: only those join a fill's exchanges, and only their
+	// words are read. Each round sets it.
+	matched map[int]bool
 }
 
 // reset makes a ready for run, of end iterations, with radius iterations
@@ -61,8 +65,16 @@ func (a *Around) span(h Hit) (int, int) {
 // still takes), and, when reset asked for words, what the turns that may
 // join each one's exchange said (wordsWanted).
 func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want int) error {
+	said := func(words []int) error {
+		return readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
+	}
 	if a.done[[2]int{hits[i].First, hits[i].Last}] {
-		return nil
+		if !a.said {
+			return nil
+		}
+		// An earlier round read around it, when the query matched fewer
+		// of its neighbours, maybe.
+		return said(a.wordsWanted(nil, hits[i]))
 	}
 	var batch []Hit
 	for _, h := range hits[i:min(len(hits), i+min(aroundBatch, want+2))] {
@@ -85,7 +97,7 @@ func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want int)
 		for _, h := range batch {
 			words = a.wordsWanted(words, h)
 		}
-		err = readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
+		err = said(words)
 	}
 	if err != nil {
 		return err
@@ -119,14 +131,15 @@ func readInto[V any](numbers []int, marked map[int]bool, into map[int]V, read fu
 
 // wordsWanted appends to words the iterations whose last words the
 // exchange of hit h may look at, not read yet: the hit's last, when the
-// next iteration is short enough to join it, and the one before the hit,
-// when it is. A hit that joins no neighbour reads no words.
+// next iteration is short enough to join it and the query matches it, and
+// the one before the hit, when it is and the query matches it. A hit that
+// joins no neighbour reads no words.
 func (a *Around) wordsWanted(words []int, h Hit) []int {
 	lo, hi := a.trimContext(h, max(1, h.First-1), min(max(1, a.end-1), h.Last+1))
-	if lo < h.First && !a.asked[lo] {
+	if lo < h.First && a.matched[lo] && !a.asked[lo] {
 		words = append(words, lo)
 	}
-	if hi > h.Last && !a.asked[h.Last] {
+	if hi > h.Last && a.matched[hi] && !a.asked[h.Last] {
 		words = append(words, h.Last)
 	}
 	return words

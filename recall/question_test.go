@@ -87,18 +87,22 @@ func hitFor(hits []memory.Retrieved, n int) (memory.Retrieved, bool) {
 // TestExchangeBringsTheOtherHalfOfAQuestion: past the best hit, a hit
 // comes back with the turn before it when that turn asked a question (the
 // hit may answer it), with the turn after it when the hit asked one, and
-// alone when its neighbours only share its time.
+// alone when its neighbours only share its time, or when the question
+// before it shares no word with the recall's: that half seldom holds what
+// the recall asks, and would take the room of another hit.
 func TestExchangeBringsTheOtherHalfOfAQuestion(t *testing.T) {
 	t.Parallel()
 	lines := fillers(200)
 	lines[9] = "Lemon drizzle cake, lemon drizzle cake!"
-	lines[49] = "Mel: What did you bake for the school fair?"
+	lines[49] = "Mel: Which cake did you bake for the school fair?"
 	lines[50] = "Caro: A lemon drizzle cake with poppy seeds."
 	lines[51] = "Mel: Lovely, see you soon then."
 	lines[119] = "Mel: The weather held up nicely for the stalls."
 	lines[120] = "Caro: The lemon drizzle sold out within the hour."
 	lines[149] = "Caro: By the way, have you ever tried the lemon drizzle cake from the bakery on the corner?"
-	lines[150] = "Mel: Only once, at my aunt's house in the spring."
+	lines[150] = "Mel: Only once, a lemon slice at my aunt's house in the spring."
+	lines[169] = "Mel: What did you bring to the picnic on Sunday?"
+	lines[170] = "Caro: A lemon drizzle cake, still warm from the oven."
 	eng, run := dialogue(t, lines, 2000, func(c *recall.Config) { c.Focus, c.SecondHop = 1, -1 })
 	hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"lemon drizzle cake"}, DryRun: true, Fill: true})
 	if err != nil {
@@ -112,6 +116,7 @@ func TestExchangeBringsTheOtherHalfOfAQuestion(t *testing.T) {
 		{51, [2]int{50, 51}, "the question it answers"},
 		{121, [2]int{121, 121}, "nothing: its neighbours asked nothing"},
 		{150, [2]int{150, 151}, "the answer to its question"},
+		{171, [2]int{171, 171}, "nothing: the question it answers shares no word with the recall"},
 	} {
 		h, ok := hitFor(hits, c.matched)
 		if !ok {

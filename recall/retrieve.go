@@ -128,6 +128,9 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		ar = new(Around)
 	}
 	ar.reset(run.ID, run.Iterations, max(r.cfg.Context, 1), q.Fill)
+	if q.Fill {
+		ar.matched = matchedIterations(hits)
+	}
 	for i, h := range hits {
 		if len(picked) == q.Limit {
 			break
