@@ -36,13 +36,13 @@ func (v foldView) Covering(ctx context.Context, run string, n int) (string, floa
 }
 
 func (v foldView) Noted(ctx context.Context, run string, numbers []int) (map[int]recall.Noted, error) {
-	lines, err := v.store.LinesAt(ctx, run, numbers)
+	sizes, err := v.store.SizesAt(ctx, run, numbers)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int]recall.Noted, len(lines))
-	for _, l := range lines {
-		out[l.Number] = recall.Noted{Tokens: l.L0Tokens, Folded: l.Block != ""}
+	out := make(map[int]recall.Noted, len(sizes))
+	for _, z := range sizes {
+		out[z.Number] = recall.Noted{Tokens: z.L0Tokens, Folded: z.Folded}
 	}
 	return out, nil
 }

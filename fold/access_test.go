@@ -103,4 +103,26 @@ func TestInFullMatchesTheNotes(t *testing.T) {
 			t.Fatalf("LinesAt: iteration %d reads block %q, %d tokens in full, line %q; its note says %q, %d, %q", l.Number, l.Block, l.L0Tokens, l.L1, n.Block, n.L0Tokens, n.L1)
 		}
 	}
+	// SizesAt reads the same iterations' sizes and covers, without their
+	// lines.
+	sizes, err := eng.Fold.SizesAt(ctx, run.ID, numbers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sizes) != len(lines) {
+		t.Fatalf("SizesAt read %d iterations, LinesAt %d", len(sizes), len(lines))
+	}
+	covered := 0
+	for i, z := range sizes {
+		l := lines[i]
+		if z.Number != l.Number || z.L0Tokens != l.L0Tokens || z.Folded != (l.Block != "") {
+			t.Fatalf("SizesAt: iteration %d reads %d tokens in full, folded %v; its line says iteration %d, %d tokens, block %q", z.Number, z.L0Tokens, z.Folded, l.Number, l.L0Tokens, l.Block)
+		}
+		if z.Folded {
+			covered++
+		}
+	}
+	if covered == 0 || covered == len(sizes) {
+		t.Fatalf("%d of %d iterations read are covered: the test needs both", covered, len(sizes))
+	}
 }
