@@ -187,34 +187,22 @@ func (s *Store) LinesAt(ctx context.Context, run string, numbers []int) ([]Line,
 // Size is what a recall needs to know of an iteration around its hits:
 // what it takes in full, and whether a block covers it.
 type Size struct {
-	Number   int
-	L0Tokens int
-	Folded   bool
+	Number   int  `db:"number"`
+	L0Tokens int  `db:"l0_tokens"`
+	Folded   bool `db:"folded"`
 }
 
-// SizesAt returns the sizes of iterations numbers (ascending) of a run,
-// as LinesAt reads their lines, without their L1 text: what a recall reads
-// of the turns around hundreds of hits. An iteration with no note yet is
-// left out.
+// SizesAt is LinesAt without the L1 lines, which a recall does not show
+// of the turns around its hits: only their sizes and covers.
 func (s *Store) SizesAt(ctx context.Context, run string, numbers []int) ([]Size, error) {
-	out := make([]Size, 0, len(numbers))
+	var out []Size
 	err := sqldb.InChunks(numbers, func(_ []int, list string, args []any) error {
-		rows, err := s.db.Cached().QueryContext(ctx, `SELECT number, l0_tokens, COALESCE(block, '') != ''
-			FROM iteration_notes WHERE run_id = ? AND number IN `+list+` ORDER BY number`, append([]any{run}, args...)...)
-		if err != nil {
+		var sizes []Size
+		if err := sqlx.SelectContext(ctx, s.db.Cached(), &sizes, `SELECT number, l0_tokens, COALESCE(block, '') != '' AS folded
+			FROM iteration_notes WHERE run_id = ? AND number IN `+list+` ORDER BY number`, append([]any{run}, args...)...); err != nil {
 			return fmt.Errorf("read iteration sizes: %w", sqldb.Classify(err))
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var z Size
-			if err := rows.Scan(&z.Number, &z.L0Tokens, &z.Folded); err != nil {
-				return fmt.Errorf("read iteration sizes: %w", sqldb.Classify(err))
-			}
-			out = append(out, z)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read iteration sizes: %w", sqldb.Classify(err))
-		}
+		out = append(out, sizes...)
 		return nil
 	})
 	return out, err

@@ -65,16 +65,13 @@ func (a *Around) span(h Hit) (int, int) {
 // still takes), and, when reset asked for words, what the turns that may
 // join each one's exchange said (wordsWanted).
 func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want int) error {
-	said := func(words []int) error {
-		return readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
-	}
 	if a.done[[2]int{hits[i].First, hits[i].Last}] {
 		if !a.said {
 			return nil
 		}
 		// An earlier round read around it, when the query matched fewer
 		// of its neighbours, maybe.
-		return said(a.wordsWanted(nil, hits[i]))
+		return a.readSaid(ctx, r, a.wordsWanted(nil, hits[i]))
 	}
 	var batch []Hit
 	for _, h := range hits[i:min(len(hits), i+min(aroundBatch, want+2))] {
@@ -97,7 +94,7 @@ func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want int)
 		for _, h := range batch {
 			words = a.wordsWanted(words, h)
 		}
-		err = said(words)
+		err = a.readSaid(ctx, r, words)
 	}
 	if err != nil {
 		return err
@@ -108,6 +105,11 @@ func (a *Around) need(ctx context.Context, r *Recaller, hits []Hit, i, want int)
 		a.done[[2]int{h.First, h.Last}] = true
 	}
 	return nil
+}
+
+// readSaid reads what iterations words said last, those not read yet.
+func (a *Around) readSaid(ctx context.Context, r *Recaller, words []int) error {
+	return readInto(words, a.asked, a.says, func(ns []int) (map[int]string, error) { return r.journal.SaidAt(ctx, a.run, ns) })
 }
 
 // readInto reads numbers (sorted and without repeats here) with read, into
