@@ -28,6 +28,29 @@ type renderKind struct {
 	lone, keep bool
 }
 
+// recallOutputCap is the most tokens a recalled iteration's tool output
+// shows, lone (a recall of one iteration) or in a range. A recall shows
+// whole while it takes at most half the recalls' reach
+// (fold.Config.RecallReach; the window's timeline lays it out as lines
+// past that), and a lone iteration's output may take half of that: a
+// step that returns to what it saw needs the output, not only the call,
+// and the call, the thought and the heading need the rest. An iteration
+// of a range gets a third of it. Bounded by the bound of a Working
+// iteration's output (fold.Config.OutputCap).
+//
+// The bound used to follow the Retrieved share, a fifth of the reach at
+// most budgets: at 2,000 and 4,000 tokens a revisited step's output
+// showed 100 and 200 tokens of its head and tail, and the middle, where a
+// reservation's flights and prices stand, was cut (eval trajectories).
+func (e *Engine) recallOutputCap(lone bool) int {
+	whole := e.Config.RecallReach() / 2
+	share := whole / 3
+	if lone {
+		share = whole / 2
+	}
+	return max(64, min(e.Config.OutputCap(), share))
+}
+
 // recallTexts renders the folded iterations of each range as L1 lines
 // and, when wantFull and the range is short enough, in full (L0). With
 // visible, the iterations Working shows in full are rendered too, all but
@@ -91,16 +114,11 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 			folded[i] = nil
 			continue
 		}
-		// A lone iteration's output may take half the partition: a step
-		// that returns to what it saw needs the output, not only the call.
-		// Its rendering leaves out its own heading, which would say again
-		// what the section's heading says, unless it says how the
-		// iteration failed. Only folded iterations' renderings are kept:
-		// they no longer change.
-		k := renderKind{maxOut: max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/3)), lone: first == last, keep: keep && settled}
-		if k.lone {
-			k.maxOut = max(64, min(e.Config.OutputCap(), e.Config.RetrievedBudget()/2))
-		}
+		// A lone iteration's rendering leaves out its own heading, which
+		// would say again what the section's heading says, unless it says
+		// how the iteration failed. Only folded iterations' renderings
+		// are kept: they no longer change.
+		k := renderKind{maxOut: e.recallOutputCap(first == last), lone: first == last, keep: keep && settled}
 		kinds[i] = k
 		wanted[k] = append(wanted[k], folded[i]...)
 	}

@@ -18,8 +18,9 @@ const bundledJournal = "testdata/journals/synth-400.jsonl"
 // fold.RenderL0 and fold.SpokenLine render them (o200k_base, outputs
 // bounded at 200 tokens). renderVersion went from "2" to "3" with the sum
 // unchanged: an iteration shown alone came to render as fold.SpokenLine
-// too, a choice renderings makes, not the two functions.
-const renderingSum = "37ab6e56c567f18f0df055a648def7c6c669305f4fd99494fd9bff5909e0fa0b"
+// too, a choice renderings makes, not the two functions; to "4" when a
+// tool output that is one JSON document came to render compacted.
+const renderingSum = "ec08667f4eaeb83fb8bb7aae879befd27aca7c1f4543f97d9768ff98bd4fb162"
 
 // TestRenderVersionNamesTheRendering fails when fold.RenderL0 or
 // fold.SpokenLine renders the bundled journal differently from what

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/scoring"
 	"github.com/delta-memory/delta-memory/window"
 )
 
@@ -39,12 +41,6 @@ func TestRevisitRecallsTheEarlierOutput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: 2000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer eng.Close()
 			msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Change my booking."}}
 			msgs = append(msgs, toolStep(1, "search_direct_flight", `{"origin":"DEN","destination":"IAH","date":"2024-06-03"}`,
 				`[{"flight_number": "HAT999", "note": "HAT999 departs 07:15 from gate B17"}]`, false)...)
@@ -54,23 +50,8 @@ func TestRevisitRecallsTheEarlierOutput(t *testing.T) {
 				msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(100+i, 120), false)...)
 			}
 			msgs = append(msgs, toolStep(25, "update_reservation", tc.args, "", true)...)
-			data, _ := json.Marshal(msgs)
-			events, err := journal.OpenAIEvents("agent.json", data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := eng.Append(ctx, "agent", events...); err != nil {
-				t.Fatal(err)
-			}
-			cx := contextOf(t, eng)
-			if strings.Contains(partitionText(cx, window.Working), "#### Iteration 2 (") {
-				t.Fatalf("the early steps are not folded; the test needs them folded:\n%s", cx.Markdown())
-			}
-			if got := partitionText(cx, window.Retrieved); !strings.Contains(got, tc.want) || !strings.Contains(got, "you named") {
+			if _, got := revisitWindow(t, 2000, msgs, 2); !strings.Contains(got, tc.want) || !strings.Contains(got, "you named") {
 				t.Fatalf("the pending call did not bring back the earlier output %q; Retrieved:\n%s", tc.want, got)
-			}
-			if cx.Tokens > cx.Budget {
-				t.Fatalf("window %d tokens over the budget %d", cx.Tokens, cx.Budget)
 			}
 		})
 	}
@@ -82,4 +63,70 @@ func partitionText(cx *window.Context, name string) string {
 		b.WriteString(s.Name + "\n" + s.Content + "\n")
 	}
 	return b.String()
+}
+
+// TestARevisitedOutputShowsWhole: the output of a step the pending call
+// returns to shows whole while it takes at most half of what a recall may
+// (fold.Config.RecallReach), not cut to its head and tail by the smaller
+// Retrieved share: a reservation's flights stand in the middle of it.
+func TestARevisitedOutputShowsWhole(t *testing.T) {
+	t.Parallel()
+	var flights []string
+	for i := 1; i <= 6; i++ {
+		flights = append(flights, fmt.Sprintf(`{"origin":"DFW","destination":"SEA","flight_number":"HAT%03d","date":"2024-05-%02d","price":%d}`, 90+i, 10+i, 170+i))
+	}
+	output := `{"reservation_id":"MSJ4OA","user_id":"amelia_davis_8890","cabin":"economy","flights":[` + strings.Join(flights, ",") +
+		`],"passengers":[{"first_name":"Anya","last_name":"Brown"}],"insurance":"yes"}`
+	cfg := fold.DefaultConfig(4000)
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tok.Count(output); n <= cfg.RetrievedBudget()/2 || n >= cfg.RecallReach()/4 {
+		t.Fatalf("the output counts %d tokens; the test needs it over half the Retrieved share (%d) and under a quarter of the recalls' reach (%d)",
+			n, cfg.RetrievedBudget()/2, cfg.RecallReach()/4)
+	}
+	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
+	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, output, false)...)
+	for i := 2; i <= 30; i++ {
+		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(200+i, 120), false)...)
+	}
+	msgs = append(msgs, toolStep(31, "cancel_reservation", `{"reservation_id":"MSJ4OA"}`, "", true)...)
+	_, got := revisitWindow(t, 4000, msgs, 1)
+	if !strings.Contains(got, "you named MSJ4OA") {
+		t.Fatalf("the pending call did not bring back the reservation; Retrieved:\n%s", got)
+	}
+	if strings.Contains(got, "[output truncated") || !strings.Contains(got, `"flight_number":"HAT093"`) {
+		t.Errorf("the reservation's output was cut; Retrieved:\n%s", got)
+	}
+}
+
+// revisitWindow imports msgs (OpenAI messages, the last step's call
+// pending) into a fresh engine under budget, checks that step folded is
+// folded and that the window holds the budget, and returns the window
+// built at the pending call and its Retrieved text.
+func revisitWindow(t *testing.T, budget int, msgs []map[string]any, folded int) (*window.Context, string) {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	data, _ := json.Marshal(msgs)
+	events, err := journal.OpenAIEvents("agent.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := eng.Append(ctx, "agent", events...); err != nil {
+		t.Fatal(err)
+	}
+	cx := contextOf(t, eng)
+	if strings.Contains(partitionText(cx, window.Working), fmt.Sprintf("#### Iteration %d (", folded)) {
+		t.Fatalf("iteration %d is not folded; the test needs it folded:\n%s", folded, cx.Markdown())
+	}
+	if cx.Tokens > cx.Budget {
+		t.Fatalf("window %d tokens over the budget %d", cx.Tokens, cx.Budget)
+	}
+	return cx, partitionText(cx, window.Retrieved)
 }

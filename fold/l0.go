@@ -127,7 +127,7 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 		out, status := "(no result yet)", "PENDING"
 		if c.Result != nil {
 			var whole int
-			out, whole = reduceOutput(tok, c.Result.Output, maxOutput, it.Number)
+			out, whole = reduceOutput(tok, compactOutput(c.Result.Output), maxOutput, it.Number)
 			status = c.Result.Status
 			if whole > 0 {
 				cut += whole - tok.Count(out)
@@ -202,6 +202,24 @@ func fenceFor(s string) string {
 		}
 	}
 	return strings.Repeat("`", max(3, longest+1))
+}
+
+// compactOutput returns a tool output that is one JSON document without
+// its insignificant whitespace, and any other output as it is. APIs answer
+// in JSON, often with a space after every colon and comma: compacted, an
+// airline reservation costs a fifth fewer tokens, every key and value kept,
+// so a window holds more of it before an output has to be cut. The
+// journal keeps the output as it came (delta memory show --iteration N).
+func compactOutput(out string) string {
+	t := strings.TrimLeft(out, " \t\r\n")
+	if t == "" || t[0] != '{' && t[0] != '[' {
+		return out
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(out)); err != nil {
+		return out
+	}
+	return b.String()
 }
 
 // compactJSON returns raw JSON without insignificant whitespace; invalid

@@ -145,3 +145,43 @@ func TestRenderL0FenceOutlastsBackticks(t *testing.T) {
 		t.Fatalf("plain output should use a three-backtick fence:\n%s", plain)
 	}
 }
+
+// TestRenderL0CompactsAJSONOutput checks that an output that is one JSON
+// document renders without its insignificant whitespace, every key and
+// value kept, and so fits more of itself under the same bound; any other
+// output, JSON-looking or not, renders as it came.
+func TestRenderL0CompactsAJSONOutput(t *testing.T) {
+	t.Parallel()
+	tok := tokenizer(t)
+	var flights []string
+	for i := 1; i <= 12; i++ {
+		flights = append(flights, fmt.Sprintf(`{"origin": "DFW", "destination": "SEA", "flight_number": "HAT%03d", "date": "2024-05-22", "price": %d}`, i, 100+i))
+	}
+	spaced := `{"reservation_id": "MSJ4OA", "flights": [` + strings.Join(flights, ", ") + `], "insurance": "yes"}`
+	compact := strings.NewReplacer(`": `, `":`, `, "`, `,"`, `}, {`, `},{`).Replace(spaced)
+	render := func(output string, limit int) string {
+		it := &journal.Iteration{Number: 8, Status: journal.IterOK, Calls: []journal.ToolCall{
+			call("get_reservation_details", `{"reservation_id":"MSJ4OA"}`, journal.StatusSuccess, output),
+		}}
+		return fold.RenderL0(tok, it, limit).Markdown
+	}
+	if got := render(spaced, 0); !strings.Contains(got, "\n"+compact+"\n") {
+		t.Errorf("the JSON output did not render compacted:\n%s\nwant the line\n%s", got, compact)
+	}
+	// Under a bound the spaced form exceeds and the compact one does not,
+	// the whole document shows: the last flight too.
+	if s, c := tok.Count(spaced), tok.Count(compact); c >= s {
+		t.Fatalf("compacted, the output counts %d tokens, spaced %d", c, s)
+	} else if got := render(spaced, c); strings.Contains(got, "[output truncated") || !strings.Contains(got, `"flight_number":"HAT012"`) {
+		t.Errorf("bounded at the compacted output's %d tokens (spaced %d), the output was cut:\n%s", c, s, got)
+	}
+	for _, out := range []string{
+		"total 290\ndrwxr-xr-x  7 agent agent  4096 Oct  2 09:16 .",
+		`{"status": "ok"} and then some text`,
+		`[1, 2, 3`,
+	} {
+		if got := render(out, 0); !strings.Contains(got, "\n"+out+"\n") {
+			t.Errorf("the output %q did not render as it came:\n%s", out, got)
+		}
+	}
+}
