@@ -29,21 +29,27 @@ type renderKind struct {
 }
 
 // recallOutputCap is the most tokens a recalled iteration's tool output
-// shows, lone (a recall of one iteration) or in a range. A recall shows
-// whole while it takes at most half the recalls' reach
-// (fold.Config.RecallReach; the window's timeline lays it out as lines
-// past that), and a lone iteration's output may take half of that: a
-// step that returns to what it saw needs the output, not only the call,
-// and the call, the thought and the heading need the rest. An iteration
-// of a range gets a third of it. Bounded by the bound of a Working
-// iteration's output (fold.Config.OutputCap).
+// shows, lone (a recall of one iteration) or in a range. Outside a
+// question to memory a recall shows whole while it takes at most half the
+// recalls' reach (fold.Config.RecallReach; the window's timeline lays it
+// out as lines past that), and a lone iteration's output may take half of
+// that: a step that returns to what it saw needs the output, not only the
+// call, and the call, the thought and the heading need the rest. An
+// iteration of a range gets a third of it. Bounded by the bound of a
+// Working iteration's output (fold.Config.OutputCap).
 //
-// The bound used to follow the Retrieved share, a fifth of the reach at
+// That bound used to follow the Retrieved share, a fifth of the reach at
 // most budgets: at 2,000 and 4,000 tokens a revisited step's output
 // showed 100 and 200 tokens of its head and tail, and the middle, where a
 // reservation's flights and prices stand, was cut (eval trajectories).
-func (e *Engine) recallOutputCap(lone bool) int {
+// A window focused on a question (focused) keeps it: its hits fill all the
+// room the others leave, and the summaries, the map of the run, keep what
+// the hits leave.
+func (e *Engine) recallOutputCap(lone, focused bool) int {
 	whole := e.Config.RecallReach() / 2
+	if focused {
+		whole = e.Config.RetrievedBudget()
+	}
 	share := whole / 3
 	if lone {
 		share = whole / 2
@@ -55,7 +61,9 @@ func (e *Engine) recallOutputCap(lone bool) int {
 // and, when wantFull and the range is short enough, in full (L0). With
 // visible, the iterations Working shows in full are rendered too, all but
 // the newest: a window that focuses on the recall (window.Options.Focus)
-// leaves them out of Working instead. It reads in a few statements,
+// leaves them out of Working instead; visible is set for such a window
+// only, and bounds tool outputs as it needs (recallOutputCap). It reads
+// in a few statements,
 // whatever the number of ranges: one read of the notes' lines, and one
 // of renderings (and of the journal, for those not kept) per kind of
 // rendering. A fill renders tens of hits spread over a long run; read one
@@ -118,7 +126,7 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 		// would say again what the section's heading says, unless it says
 		// how the iteration failed. Only folded iterations' renderings
 		// are kept: they no longer change.
-		k := renderKind{maxOut: e.recallOutputCap(first == last), lone: first == last, keep: keep && settled}
+		k := renderKind{maxOut: e.recallOutputCap(first == last, visible), lone: first == last, keep: keep && settled}
 		kinds[i] = k
 		wanted[k] = append(wanted[k], folded[i]...)
 	}

@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
 )
 
@@ -55,7 +57,8 @@ type trajectory struct {
 	steps []*journal.Iteration
 	// static is the run's system prompt and task.
 	static string
-	// texts[i] is step i+1 in full, pending[i] as it stands when its
+	// texts[i] is step i+1 in full (its outputs as the engine shows
+	// them, asShown), pending[i] as it stands when its
 	// calls are issued (pendingStep), both as the journal renders them.
 	texts, pending []string
 	index          *stepIndex
@@ -71,13 +74,30 @@ func newTrajectory(name, format string, run journal.Run, head []journal.Event, s
 	tr := &trajectory{name: name, format: format, head: head, steps: steps,
 		static: strings.TrimSpace(run.SystemPrompt + "\n" + run.Task)}
 	for _, it := range steps {
-		tr.texts = append(tr.texts, it.Text())
+		tr.texts = append(tr.texts, asShown(it).Text())
 		tr.pending = append(tr.pending, pendingStep(it).Text())
 		tr.calls += len(it.Calls)
 	}
 	tr.index = newStepIndex(tr.texts)
 	tr.findProbes()
 	return tr
+}
+
+// asShown returns it with each tool output as the engine's windows show
+// it (fold.CompactOutput: a JSON document without its insignificant
+// whitespace), so that a step costs the baselines what it costs the
+// engine: the systems differ in what they keep, not in how they spell it.
+func asShown(it *journal.Iteration) *journal.Iteration {
+	c := *it
+	c.Calls = slices.Clone(it.Calls)
+	for i := range c.Calls {
+		if r := c.Calls[i].Result; r != nil {
+			shown := *r
+			shown.Output = fold.CompactOutput(r.Output)
+			c.Calls[i].Result = &shown
+		}
+	}
+	return &c
 }
 
 // findProbes links each step's targets to the most recent earlier step

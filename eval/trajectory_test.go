@@ -205,3 +205,24 @@ func TestBaselineWindows(t *testing.T) {
 		t.Errorf("staticCost(1000, 1000) = %d, want 400", got)
 	}
 }
+
+// TestBaselineStepsAreShownAsTheEngineShowsThem: the baselines' text of a
+// step holds its JSON output compacted, as the engine's window does, so a
+// step costs every system the same; the journal's iteration is left as it
+// came.
+func TestBaselineStepsAreShownAsTheEngineShowsThem(t *testing.T) {
+	t.Parallel()
+	const spaced = `{"reservation_id": "MSJ4OA", "flights": [{"flight_number": "HAT099", "price": 176}]}`
+	it := &journal.Iteration{Number: 2, Status: journal.IterOK, Calls: []journal.ToolCall{{
+		Name: "get_reservation_details", Args: []byte(`{"reservation_id":"MSJ4OA"}`),
+		Result: &journal.ToolResult{Status: journal.StatusSuccess, Output: spaced},
+	}}}
+	tr := newTrajectory("one", journal.FormatDelta, journal.Run{}, nil, []*journal.Iteration{it})
+	want := `{"reservation_id":"MSJ4OA","flights":[{"flight_number":"HAT099","price":176}]}`
+	if !strings.Contains(tr.texts[0], want+"\n") {
+		t.Errorf("the baselines' step text does not hold the output compacted:\n%s\nwant %s", tr.texts[0], want)
+	}
+	if it.Calls[0].Result.Output != spaced {
+		t.Errorf("the journal's iteration changed: %q", it.Calls[0].Result.Output)
+	}
+}

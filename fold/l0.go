@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
@@ -90,9 +91,11 @@ type L0 struct {
 	RawTokens int
 }
 
-// RenderL0 renders an iteration in full. A tool output over maxOutput
-// tokens shows its head and tail and a note on how to see all of it. The
+// RenderL0 renders an iteration in full. A tool output that is one JSON
+// document shows compacted (CompactOutput); one over maxOutput tokens
+// shows its head and tail and a note on how to see all of it. The
 // runtime's system notes are left out: the Dynamic partition shows them.
+// RawTokens counts the outputs as they came.
 func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 	if maxOutput <= 0 {
 		maxOutput = DefaultMaxOutputTokens
@@ -127,10 +130,18 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 		out, status := "(no result yet)", "PENDING"
 		if c.Result != nil {
 			var whole int
-			out, whole = reduceOutput(tok, compactOutput(c.Result.Output), maxOutput, it.Number)
+			shown := CompactOutput(c.Result.Output)
+			out, whole = reduceOutput(tok, shown, maxOutput, it.Number)
 			status = c.Result.Status
 			if whole > 0 {
 				cut += whole - tok.Count(out)
+			}
+			if len(shown) < len(c.Result.Output) {
+				// Raw history sends the output as it came.
+				if whole == 0 {
+					whole = tok.Count(shown)
+				}
+				cut += tok.Count(c.Result.Output) - whole
 			}
 		}
 		fence := fenceFor(out)
@@ -152,8 +163,9 @@ func RenderL0(tok scoring.Tokenizer, it *journal.Iteration, maxOutput int) L0 {
 }
 
 // reduceOutput keeps the head and tail of an output over max tokens, cut at
-// line boundaries, with a note saying how much was left out and how to see
-// it. Sizes are estimated from the output's bytes per token, then the result
+// line boundaries (within a single long line, such as compacted JSON, at
+// a character boundary), with a note saying how much was left out and how
+// to see it. Sizes are estimated from the output's bytes per token, then the result
 // is what gets counted, so the estimate never leaks into a budget. whole is
 // the output's own token count when it was cut, else 0.
 func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) (reduced string, whole int) {
@@ -169,8 +181,16 @@ func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) (reduced s
 	}
 	bytesPerTok := float64(len(out)) / float64(total)
 	keep := int(float64(limit/2) * bytesPerTok)
-	head := cutAtLine(out[:min(keep, len(out))], false)
-	tail := cutAtLine(out[max(len(out)-keep, len(head)):], true)
+	end := min(keep, len(out))
+	for end > 0 && end < len(out) && !utf8.RuneStart(out[end]) {
+		end--
+	}
+	head := cutAtLine(out[:end], false)
+	start := max(len(out)-keep, len(head))
+	for start < len(out) && !utf8.RuneStart(out[start]) {
+		start++
+	}
+	tail := cutAtLine(out[start:], true)
 	return fmt.Sprintf("%s\n[output truncated: %d tokens; delta memory show --iteration %d]\n%s", head, total, iter, tail), total
 }
 
@@ -204,19 +224,21 @@ func fenceFor(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// compactOutput returns a tool output that is one JSON document without
-// its insignificant whitespace, and any other output as it is. APIs answer
-// in JSON, often with a space after every colon and comma: compacted, an
-// airline reservation costs a fifth fewer tokens, every key and value kept,
-// so a window holds more of it before an output has to be cut. The
+// CompactOutput returns a tool output that is one JSON document without
+// its insignificant whitespace (spaces after colons and commas, line
+// breaks, indentation), and any other output as it is. APIs answer in
+// JSON: compacted, a one-line airline reservation costs a fifth fewer
+// tokens and an indented answer about two fifths fewer, every key and
+// value kept, so a window holds more of it before an output is cut. The
 // journal keeps the output as it came (delta memory show --iteration N).
-func compactOutput(out string) string {
-	t := strings.TrimLeft(out, " \t\r\n")
-	if t == "" || t[0] != '{' && t[0] != '[' {
+func CompactOutput(out string) string {
+	t := strings.TrimSpace(out)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
 		return out
 	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(out)); err != nil {
+	b.Grow(len(t))
+	if err := json.Compact(&b, []byte(t)); err != nil || b.Len() == len(out) {
 		return out
 	}
 	return b.String()

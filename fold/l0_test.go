@@ -1,9 +1,12 @@
 package fold_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
@@ -168,6 +171,22 @@ func TestRenderL0CompactsAJSONOutput(t *testing.T) {
 	if got := render(spaced, 0); !strings.Contains(got, "\n"+compact+"\n") {
 		t.Errorf("the JSON output did not render compacted:\n%s\nwant the line\n%s", got, compact)
 	}
+	// Indented, the same document renders the same way; raw history
+	// counts the output as it came.
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, []byte(spaced), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	it := &journal.Iteration{Number: 8, Status: journal.IterOK, Calls: []journal.ToolCall{
+		call("get_reservation_details", `{"reservation_id":"MSJ4OA"}`, journal.StatusSuccess, indented.String()+"\n"),
+	}}
+	r := fold.RenderL0(tok, it, 0)
+	if !strings.Contains(r.Markdown, "\n"+compact+"\n") {
+		t.Errorf("the indented JSON output did not render compacted:\n%s", r.Markdown)
+	}
+	if want := r.MarkdownTokens + tok.Count(indented.String()+"\n") - tok.Count(compact); r.RawTokens != want {
+		t.Errorf("RawTokens = %d, want %d: the rendering (%d) with the output as it came", r.RawTokens, want, r.MarkdownTokens)
+	}
 	// Under a bound the spaced form exceeds and the compact one does not,
 	// the whole document shows: the last flight too.
 	if s, c := tok.Count(spaced), tok.Count(compact); c >= s {
@@ -182,6 +201,27 @@ func TestRenderL0CompactsAJSONOutput(t *testing.T) {
 	} {
 		if got := render(out, 0); !strings.Contains(got, "\n"+out+"\n") {
 			t.Errorf("the output %q did not render as it came:\n%s", out, got)
+		}
+	}
+}
+
+// TestRenderL0CutsALongLineBetweenCharacters: an output of one long line
+// (compacted JSON, a minified file) is cut where the estimate falls, not
+// at a line; the cut must not split a character.
+func TestRenderL0CutsALongLineBetweenCharacters(t *testing.T) {
+	t.Parallel()
+	tok := tokenizer(t)
+	output := `{"note":"` + strings.Repeat("予約は確認済みです、座席は窓側。", 120) + `"}`
+	for limit := 40; limit <= 90; limit++ {
+		it := &journal.Iteration{Number: 3, Status: journal.IterOK, Calls: []journal.ToolCall{
+			call("get_note", `{"id":"N1"}`, journal.StatusSuccess, output),
+		}}
+		r := fold.RenderL0(tok, it, limit)
+		if !strings.Contains(r.Markdown, "[output truncated") {
+			t.Fatalf("limit %d: the output was not cut", limit)
+		}
+		if !utf8.ValidString(r.Markdown) {
+			t.Fatalf("limit %d: the cut split a character:\n%q", limit, r.Markdown)
 		}
 	}
 }

@@ -32,7 +32,8 @@ evidence is left out and counted). Each transcript is then replayed into a fresh
 budget, step by step as it was written, and at each probe the window is built for the pending
 call, its results not in yet: the probe is held when at least half of its evidence is in the
 window outside Static. The baselines see the same state under the same budget and tokenizer,
-the system prompt and task taking what they need up to 40% of it: recent (the pending step,
+JSON outputs compacted as the engine shows them, the system prompt and task taking what they
+need up to 40% of it: recent (the pending step,
 then the newest steps in full while they fit) and bm25-steps (the pending step, then the
 earlier steps BM25 ranks for its calls, each in full if it fits). Reported per budget, with the
 mean window tokens, and by distance: how many steps back the probe reaches.

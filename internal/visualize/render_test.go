@@ -104,18 +104,11 @@ func TestGatherShowsTheWindow(t *testing.T) {
 		t.Errorf("nothing folded: %v", shades)
 	}
 	// Every visible block's source is in the window's Long- or Short-term
-	// partition, or the window says it left it out (a window focused on
-	// the fixture's recall gives it what the summaries would take), and
-	// every block in the tree is reachable from a root.
+	// partition, and every block in the tree is reachable from a root.
 	inWindow := map[string]bool{}
 	for _, p := range d.Window.Partitions {
 		for _, s := range p.Sections {
 			inWindow[s.Source] = true
-		}
-	}
-	for _, o := range d.Window.Omitted {
-		if src, ok := strings.CutSuffix(o, " left out"); ok {
-			inWindow[src] = true
 		}
 	}
 	byID := map[string]visualize.Block{}
