@@ -58,17 +58,16 @@ func (e *Engine) recallOutputCap(lone, focused bool) int {
 }
 
 // recallTexts renders the folded iterations of each range as L1 lines
-// and, when wantFull and the range is short enough, in full (L0). With
-// visible, the iterations Working shows in full are rendered too, all but
-// the newest: a window that focuses on the recall (window.Options.Focus)
-// leaves them out of Working instead; visible is set for such a window
-// only, and bounds tool outputs as it needs (recallOutputCap). It reads
-// in a few statements,
+// and, when wantFull and the range is short enough, in full (L0). For a
+// window focused on a question (focused, window.Options.Focus), the
+// iterations Working shows in full are rendered too, all but the newest
+// (the window leaves them out of Working instead), and tool outputs are
+// bounded as it needs (recallOutputCap). It reads in a few statements,
 // whatever the number of ranges: one read of the notes' lines, and one
 // of renderings (and of the journal, for those not kept) per kind of
 // rendering. A fill renders tens of hits spread over a long run; read one
 // at a time, their statements took most of its time.
-func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]int, wantFull, keep, visible bool) ([]recallRender, error) {
+func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]int, wantFull, keep, focused bool) ([]recallRender, error) {
 	var numbers []int
 	for _, r := range ranges {
 		first, last := r[0], min(r[1], run.Iterations)
@@ -100,7 +99,7 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 				break
 			}
 			if nt.Block == "" {
-				if !visible || nt.Number >= run.Iterations {
+				if !focused || nt.Number >= run.Iterations {
 					continue
 				}
 				settled = false
@@ -126,7 +125,7 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 		// would say again what the section's heading says, unless it says
 		// how the iteration failed. Only folded iterations' renderings
 		// are kept: they no longer change.
-		k := renderKind{maxOut: e.recallOutputCap(first == last, visible), lone: first == last, keep: keep && settled}
+		k := renderKind{maxOut: e.recallOutputCap(first == last, focused), lone: first == last, keep: keep && settled}
 		kinds[i] = k
 		wanted[k] = append(wanted[k], folded[i]...)
 	}

@@ -236,20 +236,28 @@ func CompactOutput(out string) string {
 	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
 		return out
 	}
-	var b bytes.Buffer
-	b.Grow(len(t))
-	if err := json.Compact(&b, []byte(t)); err != nil || b.Len() == len(out) {
-		return out
+	if c, ok := compacted([]byte(t)); ok && len(c) < len(out) {
+		return c
 	}
-	return b.String()
+	return out
 }
 
 // compactJSON returns raw JSON without insignificant whitespace; invalid
 // JSON is returned as it is.
 func compactJSON(raw []byte) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
+	if c, ok := compacted(raw); ok {
+		return c
 	}
-	return b.String()
+	return string(raw)
+}
+
+// compacted returns raw JSON without insignificant whitespace, and false
+// when raw is not one JSON document.
+func compacted(raw []byte) (string, bool) {
+	var b bytes.Buffer
+	b.Grow(len(raw))
+	if err := json.Compact(&b, raw); err != nil {
+		return "", false
+	}
+	return b.String(), true
 }
