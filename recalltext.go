@@ -9,6 +9,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // recallRender is a recall's text in both forms, with token counts.
@@ -156,4 +157,24 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 		out[i].full = strings.TrimRight(fb.String(), "\n")
 	}
 	return out, nil
+}
+
+// widerRecall gives a recall of one iteration, made outside a question to
+// memory since the window was last laid out, its wider form
+// (window.Recalled.Wider): its output bounded as Working bounds one
+// (fold.Config.OutputCap), when that shows more than the recalls' bound
+// does. The window shows it while what the others leave holds it.
+func (e *Engine) widerRecall(ctx context.Context, run journal.Run, r *window.Recalled, keep bool) error {
+	wide := e.Config.OutputCap()
+	if wide <= e.recallOutputCap(true, false) {
+		return nil
+	}
+	rs, err := e.renderings(ctx, run, []int{r.Covers[0]}, wide, true, keep)
+	if err != nil || len(rs) == 0 {
+		return err
+	}
+	if w := rs[0]; w.Tokens > r.FullTokens {
+		r.Wider, r.WiderTokens = strings.TrimRight(w.Markdown, "\n"), w.Tokens
+	}
+	return nil
 }

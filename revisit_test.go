@@ -71,12 +71,7 @@ func partitionText(cx *window.Context, name string) string {
 // Retrieved share: a reservation's flights stand in the middle of it.
 func TestARevisitedOutputShowsWhole(t *testing.T) {
 	t.Parallel()
-	var flights []string
-	for i := 1; i <= 6; i++ {
-		flights = append(flights, fmt.Sprintf(`{"origin":"DFW","destination":"SEA","flight_number":"HAT%03d","date":"2024-05-%02d","price":%d}`, 90+i, 10+i, 170+i))
-	}
-	output := `{"reservation_id":"MSJ4OA","user_id":"amelia_davis_8890","cabin":"economy","flights":[` + strings.Join(flights, ",") +
-		`],"passengers":[{"first_name":"Anya","last_name":"Brown"}],"insurance":"yes"}`
+	output := reservation(6)
 	cfg := fold.DefaultConfig(4000)
 	tok, err := scoring.NewTokenizer("")
 	if err != nil {
@@ -129,4 +124,48 @@ func revisitWindow(t *testing.T, budget int, msgs []map[string]any, folded int) 
 		t.Fatalf("window %d tokens over the budget %d", cx.Tokens, cx.Budget)
 	}
 	return cx, partitionText(cx, window.Retrieved)
+}
+
+// TestARevisitedOutputTakesWhatTheWindowLeaves: at 2,000 tokens a recalled
+// output is bounded at 125 tokens, and a reservation of twelve flights
+// shows its head and tail only. When the step the agent is at names it,
+// the recall takes what the window leaves once Working is fitted, and the
+// flights in the middle show.
+func TestARevisitedOutputTakesWhatTheWindowLeaves(t *testing.T) {
+	t.Parallel()
+	output := reservation(12)
+	const budget = 2000
+	cfg := fold.DefaultConfig(budget)
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tok.Count(output); n <= cfg.RecallReach()/2 || n >= cfg.OutputCap() {
+		t.Fatalf("the output counts %d tokens; the test needs it over the recalls' bound (%d) and under Working's (%d)",
+			n, cfg.RecallReach()/2, cfg.OutputCap())
+	}
+	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
+	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, output, false)...)
+	for i := 2; i <= 30; i++ {
+		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(200+i, 40), false)...)
+	}
+	msgs = append(msgs, toolStep(31, "cancel_reservation", `{"reservation_id":"MSJ4OA"}`, "", true)...)
+	cx, got := revisitWindow(t, budget, msgs, 1)
+	if !strings.Contains(got, "you named MSJ4OA") {
+		t.Fatalf("the pending call did not bring back the reservation; Retrieved:\n%s", got)
+	}
+	if strings.Contains(got, "[output truncated") || !strings.Contains(got, `"flight_number":"HAT096"`) {
+		t.Errorf("the reservation's output was cut though the window had room (%d of %d tokens); Retrieved:\n%s", cx.Tokens, cx.Budget, got)
+	}
+}
+
+// reservation is a tau-bench-like reservation of n flights, as a
+// get_reservation_details output: one JSON document.
+func reservation(n int) string {
+	var flights []string
+	for i := 1; i <= n; i++ {
+		flights = append(flights, fmt.Sprintf(`{"origin":"DFW","destination":"SEA","flight_number":"HAT%03d","date":"2024-05-%02d","price":%d}`, 90+i, 10+i, 170+i))
+	}
+	return `{"reservation_id":"MSJ4OA","user_id":"amelia_davis_8890","cabin":"economy","flights":[` + strings.Join(flights, ",") +
+		`],"passengers":[{"first_name":"Anya","last_name":"Brown"}],"insurance":"yes"}`
 }

@@ -97,6 +97,10 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
+	if !c.Focused {
+		spare := cfg.Budget - fold.Margin(cfg.Budget) - used - f.cost(&working)
+		f.widen(&retrieved, opts.Recalled, c.Recalls, spare)
+	}
 	if c.Focused {
 		// Hits that did not show in full may spill into what Working left.
 		// Working is fitted first, so the spill never moves what comes

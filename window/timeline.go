@@ -428,3 +428,39 @@ type placed struct {
 	partition string
 	section   Section
 }
+
+// widen shows recalls of one iteration in their wider form
+// (Recalled.Wider), most recently made first, while what the window leaves
+// once Working is fitted (spare) holds what each adds: a step that comes
+// back to an earlier one needs that step's output, and nothing else would
+// fill the room. Only recalls made since the window was last laid out
+// widen: they stand at the timeline's end, where the spare changes least
+// from one call to the next. One widened stays so while the spare holds
+// it, and goes back to its form when a newer recall or Working's growth
+// needs the room.
+func (f *fitter) widen(p *Partition, recalls []Recalled, how map[string]string, spare int) {
+	for _, r := range recalls {
+		if r.Carried || r.Wider == "" || how[r.Source] != ShownFull || spare <= 0 {
+			continue
+		}
+		for i := range p.Sections {
+			s := &p.Sections[i]
+			if s.Source != r.Source {
+				continue
+			}
+			before := f.cost(p)
+			old := *s
+			s.Content, s.Tokens = r.Wider, r.WiderTokens
+			if s.Tokens <= 0 {
+				s.Tokens = f.count(s.Content)
+			}
+			if grew := f.cost(p) - before; grew > spare {
+				*s = old
+			} else {
+				spare -= grew
+			}
+			break
+		}
+	}
+	p.Budget = max(p.Budget, f.cost(p))
+}

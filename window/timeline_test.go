@@ -234,3 +234,46 @@ func TestTimelineNarrowsAsWorkingGrows(t *testing.T) {
 		t.Fatal("the room never narrowed: the test does not test it")
 	}
 }
+
+// TestWidenTakesOnlyTheSpare lays out three recalls with wider forms: the
+// newest made widens while what the window leaves holds it, the one after
+// it does not fit what is left and keeps its form, and a recall made
+// before the window was last laid out never widens, since its place is in
+// the prefix a cache holds.
+func TestWidenTakesOnlyTheSpare(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	wide := func(r Recalled, carried bool) Recalled {
+		r.Wider, r.Carried = r.Full+strings.Repeat("ipsum ", 80), carried
+		return r
+	}
+	old, mid, newest := wide(recallOf(1, 8, 30), true), wide(recallOf(2, 11, 30), false), wide(recallOf(3, 12, 30), false)
+	recalls := newestFirst(old, mid, newest)
+	var p Partition
+	var omitted []string
+	how := f.fitTimeline(&p, recalls, fixedRoom(4000, 1000, 5), 10, 12, &omitted)
+	before := f.cost(&p)
+	grow := f.count(newest.Wider) - f.count(newest.Full)
+	f.widen(&p, recalls, how, grow+grow/2)
+	content := map[string]string{}
+	for _, s := range p.Sections {
+		content[s.Source] = s.Content
+	}
+	if content["recall:3"] != newest.Wider {
+		t.Errorf("the newest recall did not widen, with room for it")
+	}
+	if content["recall:2"] != mid.Full || content["recall:1"] != old.Full {
+		t.Errorf("a recall widened past the spare, or one carried widened")
+	}
+	if got := f.cost(&p) - before; got > grow+grow/2 || p.Budget < f.cost(&p) {
+		t.Errorf("widening took %d tokens of a spare of %d; partition budget %d, cost %d", got, grow+grow/2, p.Budget, f.cost(&p))
+	}
+	q := Partition{}
+	how = f.fitTimeline(&q, recalls, fixedRoom(4000, 1000, 5), 10, 12, &omitted)
+	f.widen(&q, recalls, how, grow-1)
+	for _, s := range q.Sections {
+		if strings.Contains(s.Content, "ipsum") {
+			t.Errorf("%s widened in a spare too small for it", s.Source)
+		}
+	}
+}

@@ -143,6 +143,14 @@ type Recalled struct {
 	// so that the fitter need not count them again.
 	FullTokens  int
 	LinesTokens int
+	// Wider, when set, is Full with its tool output bounded as Working
+	// bounds an iteration's (fold.Config.OutputCap) rather than as recalls
+	// are: a recall of one iteration made since the window was last laid
+	// out, whose output Full cuts. Outside a focused window it shows
+	// instead of Full while what the window leaves once Working is fitted
+	// holds it.
+	Wider       string
+	WiderTokens int
 	// Covers is the range of iterations the recall holds. A focused
 	// window (Options.Focus) leaves a Working iteration out when a recall
 	// shown in the Retrieved partition covers it, so as to show nothing
