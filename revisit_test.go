@@ -97,25 +97,12 @@ func TestARevisitedOutputShowsWhole(t *testing.T) {
 }
 
 // revisitWindow imports msgs (OpenAI messages, the last step's call
-// pending) into a fresh engine under budget, checks that step folded is
+// pending) into a fresh engine under budget (importAgent), checks that step folded is
 // folded and that the window holds the budget, and returns the window
 // built at the pending call and its Retrieved text.
 func revisitWindow(t *testing.T, budget int, msgs []map[string]any, folded int) (*window.Context, string) {
 	t.Helper()
-	ctx := context.Background()
-	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	data, _ := json.Marshal(msgs)
-	events, err := journal.OpenAIEvents("agent.json", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := eng.Append(ctx, "agent", events...); err != nil {
-		t.Fatal(err)
-	}
+	eng := importAgent(t, budget, msgs)
 	cx := contextOf(t, eng)
 	if strings.Contains(partitionText(cx, window.Working), fmt.Sprintf("#### Iteration %d (", folded)) {
 		t.Fatalf("iteration %d is not folded; the test needs it folded:\n%s", folded, cx.Markdown())
@@ -127,22 +114,22 @@ func revisitWindow(t *testing.T, budget int, msgs []map[string]any, folded int) 
 }
 
 // TestARevisitedOutputTakesWhatTheWindowLeaves: at 2,000 tokens a recalled
-// output is bounded at 125 tokens, and a reservation of twelve flights
+// output is bounded at 125 tokens, and a reservation of seven flights
 // shows its head and tail only. When the step the agent is at names it,
 // the recall takes what the window leaves once Working is fitted, and the
 // flights in the middle show.
 func TestARevisitedOutputTakesWhatTheWindowLeaves(t *testing.T) {
 	t.Parallel()
-	output := reservation(12)
+	output := reservation(7)
 	const budget = 2000
 	cfg := fold.DefaultConfig(budget)
 	tok, err := scoring.NewTokenizer("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := tok.Count(output); n <= cfg.RecallReach()/2 || n >= cfg.OutputCap() {
-		t.Fatalf("the output counts %d tokens; the test needs it over the recalls' bound (%d) and under Working's (%d)",
-			n, cfg.RecallReach()/2, cfg.OutputCap())
+	if n := tok.Count(output); n <= cfg.RecallReach()/4 || n >= cfg.OutputCap() {
+		t.Fatalf("the output counts %d tokens; the test needs it over a recalled output's bound (%d) and under Working's (%d)",
+			n, cfg.RecallReach()/4, cfg.OutputCap())
 	}
 	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
 	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, output, false)...)
@@ -154,7 +141,7 @@ func TestARevisitedOutputTakesWhatTheWindowLeaves(t *testing.T) {
 	if !strings.Contains(got, "you named MSJ4OA") {
 		t.Fatalf("the pending call did not bring back the reservation; Retrieved:\n%s", got)
 	}
-	if strings.Contains(got, "[output truncated") || !strings.Contains(got, `"flight_number":"HAT096"`) {
+	if strings.Contains(got, "[output truncated") || !strings.Contains(got, `"flight_number":"HAT094"`) {
 		t.Errorf("the reservation's output was cut though the window had room (%d of %d tokens); Retrieved:\n%s", cx.Tokens, cx.Budget, got)
 	}
 }
@@ -168,4 +155,73 @@ func reservation(n int) string {
 	}
 	return `{"reservation_id":"MSJ4OA","user_id":"amelia_davis_8890","cabin":"economy","flights":[` + strings.Join(flights, ",") +
 		`],"passengers":[{"first_name":"Anya","last_name":"Brown"}],"insurance":"yes"}`
+}
+
+// TestAWiderRecallLeavesTheNativeIterationsTheirRoom: when the caller shows
+// the newest iterations itself (sync's --keep-recent), they are sent with
+// the memory file, and what they take is not the window's to give: a
+// recalled output widens only into what is left beside them.
+func TestAWiderRecallLeavesTheNativeIterationsTheirRoom(t *testing.T) {
+	t.Parallel()
+	const budget, native = 2000, 5
+	ctx := context.Background()
+	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
+	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, reservation(7), false)...)
+	for i := 2; i <= 30; i++ {
+		words := 40
+		if i > 30-native {
+			words = 260 // the steps the caller shows itself
+		}
+		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(200+i, words), false)...)
+	}
+	msgs = append(msgs, toolStep(31, "cancel_reservation", `{"reservation_id":"MSJ4OA"}`, "", true)...)
+	eng := importAgent(t, budget, msgs)
+	run, err := eng.ResolveRun(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx, err := eng.Context(ctx, run, memory.ContextOptions{Native: native})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := eng.Fold.Notes(ctx, run.ID, run.Iterations-native+1, run.Iterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	for _, n := range notes {
+		shown += max(n.RawTokens, n.L0Tokens)
+	}
+	got := partitionText(cx, window.Retrieved)
+	if !strings.Contains(got, "you named MSJ4OA") {
+		t.Fatalf("the pending call did not bring back the reservation; Retrieved:\n%s", got)
+	}
+	wide := !strings.Contains(got, "[output truncated")
+	if wide && cx.Tokens+shown > budget {
+		t.Errorf("the recall widened into the room of the caller's newest iterations: memory file %d + newest %d tokens, budget %d", cx.Tokens, shown, budget)
+	}
+	if shown < budget/2 {
+		t.Fatalf("the test needs the caller's newest iterations to take half the budget; they take %d tokens", shown)
+	}
+}
+
+// importAgent imports msgs (OpenAI messages) as run "agent" into a fresh
+// engine under budget, closed when the test ends.
+func importAgent(t *testing.T, budget int, msgs []map[string]any) *memory.Engine {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := memory.Open(ctx, memory.Config{DBPath: filepath.Join(t.TempDir(), "memory.db"), Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	data, _ := json.Marshal(msgs)
+	events, err := journal.OpenAIEvents("agent.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := eng.Append(ctx, "agent", events...); err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }

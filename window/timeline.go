@@ -429,18 +429,19 @@ type placed struct {
 	section   Section
 }
 
-// widen shows recalls of one iteration in their wider form
-// (Recalled.Wider), most recently made first, while what the window leaves
-// once Working is fitted (spare) holds what each adds: a step that comes
-// back to an earlier one needs that step's output, and nothing else would
-// fill the room. Only recalls made since the window was last laid out
-// widen: they stand at the timeline's end, where the spare changes least
-// from one call to the next. One widened stays so while the spare holds
-// it, and goes back to its form when a newer recall or Working's growth
-// needs the room.
+// widen gives what the window leaves once Working is fitted (spare) to
+// the recalls made since the window was last laid out, the most recently
+// made first: each takes the widest of its forms the spare holds what it
+// adds for, its wider form (Recalled.Wider), then its whole form for one
+// the timeline showed as lines. A step that comes back to an earlier one
+// needs that step's output, and nothing else would fill the room. A recall
+// made before the window was last laid out stays as it was: its place is in
+// the prefix a cache holds. One widened stays so while the spare holds it,
+// and goes back to its form when a newer recall or Working's growth needs
+// the room.
 func (f *fitter) widen(p *Partition, recalls []Recalled, how map[string]string, spare int) {
 	for _, r := range recalls {
-		if r.Carried || r.Wider == "" || how[r.Source] != ShownFull || spare <= 0 {
+		if r.Carried || spare <= 0 || how[r.Source] != ShownFull && how[r.Source] != ShownLines {
 			continue
 		}
 		for i := range p.Sections {
@@ -448,16 +449,26 @@ func (f *fitter) widen(p *Partition, recalls []Recalled, how map[string]string, 
 			if s.Source != r.Source {
 				continue
 			}
-			before := f.cost(p)
-			old := *s
-			s.Content, s.Tokens = r.Wider, r.WiderTokens
-			if s.Tokens <= 0 {
-				s.Tokens = f.count(s.Content)
-			}
-			if grew := f.cost(p) - before; grew > spare {
-				*s = old
-			} else {
-				spare -= grew
+			for _, c := range []struct {
+				text   string
+				tokens int
+			}{{r.Wider, r.WiderTokens}, {r.Full, r.FullTokens}} {
+				if c.text == "" || c.text == s.Content {
+					continue
+				}
+				before := f.cost(p)
+				old := *s
+				s.Content, s.Tokens = c.text, c.tokens
+				if s.Tokens <= 0 {
+					s.Tokens = f.count(s.Content)
+				}
+				if grew := f.cost(p) - before; grew > spare {
+					*s = old
+					continue
+				}
+				spare -= f.cost(p) - before
+				how[r.Source] = ShownFull
+				break
 			}
 			break
 		}

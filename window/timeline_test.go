@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,7 +236,7 @@ func TestTimelineNarrowsAsWorkingGrows(t *testing.T) {
 	}
 }
 
-// TestWidenTakesOnlyTheSpare lays out three recalls with wider forms: the
+// TestWidenTakesOnlyTheSpare lays out recalls with wider forms: the
 // newest made widens while what the window leaves holds it, the one after
 // it does not fit what is left and keeps its form, and a recall made
 // before the window was last laid out never widens, since its place is in
@@ -275,5 +276,39 @@ func TestWidenTakesOnlyTheSpare(t *testing.T) {
 		if strings.Contains(s.Content, "ipsum") {
 			t.Errorf("%s widened in a spare too small for it", s.Source)
 		}
+	}
+}
+
+// TestWidenShowsWholeWhatShowedAsLines: a recall the timeline's room showed
+// as lines shows whole when the spare holds it, and says so; with a spare
+// one token short it keeps its lines.
+func TestWidenShowsWholeWhatShowedAsLines(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	recent := recallOf(2, 11, 120)
+	recalls := []Recalled{recent}
+	lines, _, _ := f.timelineForm(recent, 40)
+	room := f.headingCost(Working) + f.sectionCost(Retrieved, &lines) + timelineFraming + 4
+	lay := func() (Partition, map[string]string, int) {
+		var p Partition
+		var omitted []string
+		how := f.fitTimeline(&p, recalls, fixedRoom(4000, room, 5), 10, 12, &omitted)
+		if how["recall:2"] != ShownLines {
+			t.Fatalf("the test needs the recall shown as lines, got %v", how)
+		}
+		whole := p
+		whole.Sections = slices.Clone(p.Sections)
+		whole.Sections[0].Content, whole.Sections[0].Tokens = recent.Full, f.count(recent.Full)
+		return p, how, f.cost(&whole) - f.cost(&p)
+	}
+	p, how, need := lay()
+	f.widen(&p, recalls, how, need)
+	if p.Sections[0].Content != recent.Full || how["recall:2"] != ShownFull {
+		t.Errorf("the recall did not show whole with the room for it: %q (%s)", p.Sections[0].Content, how["recall:2"])
+	}
+	p, how, need = lay()
+	f.widen(&p, recalls, how, need-1)
+	if p.Sections[0].Content != recent.Lines || how["recall:2"] != ShownLines {
+		t.Errorf("the recall changed form in a spare too small for it: %q (%s)", p.Sections[0].Content, how["recall:2"])
 	}
 }
