@@ -142,13 +142,13 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 		out = append(out, window.Recalled{Name: name, Bare: same, Source: fmt.Sprintf("recall:%d", r.ID),
 			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)},
 			Since: r.Since, Carried: r.Since < from, Lingering: r.Expires < run.Iterations})
-		if !focused && r.Since >= from && r.First == r.Last && rt.full != "" {
-			if err := e.widerRecall(ctx, run, &out[len(out)-1], keep); err != nil {
-				return nil, false, 0, err
-			}
-		}
 		if h, ok := held[r.ID]; ok {
 			out[len(out)-1].HeldBy = fmt.Sprintf("recall:%d", h.ID)
+		}
+	}
+	if !focused {
+		if err := e.widerRecalls(ctx, run, out, keep); err != nil {
+			return nil, false, 0, err
 		}
 	}
 	return out, focused, from, nil

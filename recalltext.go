@@ -159,22 +159,37 @@ func (e *Engine) recallTexts(ctx context.Context, run journal.Run, ranges [][2]i
 	return out, nil
 }
 
-// widerRecall gives a recall of one iteration, made outside a question to
-// memory since the window was last laid out, its wider form
-// (window.Recalled.Wider): its output bounded as Working bounds one
-// (fold.Config.OutputCap), when that shows more than the recalls' bound
-// does. The window shows it while what the others leave holds it.
-func (e *Engine) widerRecall(ctx context.Context, run journal.Run, r *window.Recalled, keep bool) error {
+// widerRecalls gives each recall of one iteration made since the window
+// was last laid out its wider form (window.Recalled.Wider): its output
+// bounded as Working bounds one (fold.Config.OutputCap), when that shows
+// more than the recalls' bound does. They are rendered in one read. The
+// window shows one while what the others leave holds it.
+func (e *Engine) widerRecalls(ctx context.Context, run journal.Run, recalls []window.Recalled, keep bool) error {
 	wide := e.Config.OutputCap()
 	if wide <= e.recallOutputCap(true, false) {
 		return nil
 	}
-	rs, err := e.renderings(ctx, run, []int{r.Covers[0]}, wide, true, keep)
+	var numbers []int
+	lone := func(r *window.Recalled) bool { return !r.Carried && r.Covers[0] == r.Covers[1] && r.Full != "" }
+	for i := range recalls {
+		if lone(&recalls[i]) {
+			numbers = append(numbers, recalls[i].Covers[0])
+		}
+	}
+	slices.Sort(numbers)
+	rs, err := e.renderings(ctx, run, slices.Compact(numbers), wide, true, keep)
 	if err != nil || len(rs) == 0 {
 		return err
 	}
-	if w := rs[0]; w.Tokens > r.FullTokens {
-		r.Wider, r.WiderTokens = strings.TrimRight(w.Markdown, "\n"), w.Tokens
+	byNumber := make(map[int]rendering, len(rs))
+	for _, w := range rs {
+		byNumber[w.Iteration] = w
+	}
+	for i := range recalls {
+		r := &recalls[i]
+		if w, ok := byNumber[r.Covers[0]]; ok && lone(r) && w.Tokens > r.FullTokens {
+			r.Wider, r.WiderTokens = strings.TrimRight(w.Markdown, "\n"), w.Tokens
+		}
 	}
 	return nil
 }

@@ -185,11 +185,15 @@ func (s *Store) LinesAt(ctx context.Context, run string, numbers []int) ([]Line,
 }
 
 // Size is what a recall needs to know of an iteration around its hits:
-// what it takes in full, and whether a block covers it.
+// what it takes in full, and whether a block covers it; and what a window
+// needs of the newest iterations a caller shows itself: what they take
+// with their outputs as they came, and as messages.
 type Size struct {
-	Number   int  `db:"number"`
-	L0Tokens int  `db:"l0_tokens"`
-	Folded   bool `db:"folded"`
+	Number    int  `db:"number"`
+	L0Tokens  int  `db:"l0_tokens"`
+	RawTokens int  `db:"raw_tokens"`
+	MsgTokens int  `db:"msg_tokens"`
+	Folded    bool `db:"folded"`
 }
 
 // SizesAt is LinesAt without the L1 lines, which a recall does not show
@@ -198,7 +202,7 @@ func (s *Store) SizesAt(ctx context.Context, run string, numbers []int) ([]Size,
 	var out []Size
 	err := sqldb.InChunks(numbers, func(_ []int, list string, args []any) error {
 		var sizes []Size
-		if err := sqlx.SelectContext(ctx, s.db.Cached(), &sizes, `SELECT number, l0_tokens, COALESCE(block, '') != '' AS folded
+		if err := sqlx.SelectContext(ctx, s.db.Cached(), &sizes, `SELECT number, l0_tokens, raw_tokens, msg_tokens, COALESCE(block, '') != '' AS folded
 			FROM iteration_notes WHERE run_id = ? AND number IN `+list+` ORDER BY number`, append([]any{run}, args...)...); err != nil {
 			return fmt.Errorf("read iteration sizes: %w", sqldb.Classify(err))
 		}

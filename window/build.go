@@ -97,17 +97,21 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
 	f.fitWorking(&working, shown, &c.Omitted)
-	if !c.Focused {
+	if !c.Focused && widening(opts.Recalled, c.Recalls) {
 		// The newest iterations the caller shows itself (Native) are sent
 		// with the memory file: what they take is not spare. A milestone
 		// may have folded them, so they are read whatever their state.
 		native := 0
 		if opts.Native > 0 {
-			ns, err := fs.Notes(ctx, run.ID, run.Iterations-opts.Native+1, run.Iterations)
+			numbers := make([]int, 0, opts.Native)
+			for n := max(1, run.Iterations-opts.Native+1); n <= run.Iterations; n++ {
+				numbers = append(numbers, n)
+			}
+			sizes, err := fs.SizesAt(ctx, run.ID, numbers)
 			if err != nil {
 				return nil, err
 			}
-			native = f.nativeCost(ns)
+			native = f.nativeCost(sizes)
 		}
 		spare := cfg.Budget - fold.Margin(cfg.Budget) - used - f.cost(&working) - native
 		f.widen(&retrieved, opts.Recalled, c.Recalls, spare)
@@ -273,18 +277,18 @@ func dropRecalled(working *Partition, notes []*fold.Note, recalls []Recalled, ho
 	return keepNotes
 }
 
-// olderThan returns the notes of iterations numbered below n.
-// nativeCost is what the newest iterations a caller shows itself (notes)
-// take: in full, their outputs as they came (fold.Note.RawTokens), framed
-// as Working's iterations are.
-func (f *fitter) nativeCost(notes []*fold.Note) int {
+// nativeCost is what the newest iterations a caller shows itself take:
+// in full, their outputs as they came (fold.Size.RawTokens), framed as
+// Working's iterations are.
+func (f *fitter) nativeCost(sizes []fold.Size) int {
 	p := Partition{Name: Working}
-	for _, n := range notes {
+	for _, n := range sizes {
 		p.Sections = append(p.Sections, Section{Tokens: max(n.L0Tokens, n.RawTokens), MessageTokens: n.MsgTokens})
 	}
 	return f.cost(&p)
 }
 
+// olderThan returns the notes of iterations numbered below n.
 func olderThan(notes []*fold.Note, n int) []*fold.Note {
 	for i, note := range notes {
 		if note.Number >= n {

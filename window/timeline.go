@@ -440,38 +440,60 @@ type placed struct {
 // and goes back to its form when a newer recall or Working's growth needs
 // the room.
 func (f *fitter) widen(p *Partition, recalls []Recalled, how map[string]string, spare int) {
+	at := make(map[string]int, len(p.Sections))
+	for i, s := range p.Sections {
+		at[s.Source] = i
+	}
 	for _, r := range recalls {
-		if r.Carried || spare <= 0 || how[r.Source] != ShownFull && how[r.Source] != ShownLines {
+		i, ok := at[r.Source]
+		if !ok || !widens(r, how) {
 			continue
 		}
-		for i := range p.Sections {
-			s := &p.Sections[i]
-			if s.Source != r.Source {
+		s := &p.Sections[i]
+		was := f.sectionCost(p.Name, s)
+		for _, c := range []struct {
+			text   string
+			tokens int
+		}{{r.Wider, r.WiderTokens}, {r.Full, r.FullTokens}} {
+			if c.text == "" || c.text == s.Content {
 				continue
 			}
-			for _, c := range []struct {
-				text   string
-				tokens int
-			}{{r.Wider, r.WiderTokens}, {r.Full, r.FullTokens}} {
-				if c.text == "" || c.text == s.Content {
-					continue
-				}
-				before := f.cost(p)
-				old := *s
-				s.Content, s.Tokens = c.text, c.tokens
-				if s.Tokens <= 0 {
-					s.Tokens = f.count(s.Content)
-				}
-				if grew := f.cost(p) - before; grew > spare {
-					*s = old
-					continue
-				}
-				spare -= f.cost(p) - before
+			if c.tokens <= 0 {
+				c.tokens = f.count(c.text)
+			}
+			wide := *s
+			wide.Content, wide.Tokens = c.text, c.tokens
+			if grew := f.sectionCost(p.Name, &wide) - was; grew <= spare {
+				*s, spare = wide, spare-grew
 				how[r.Source] = ShownFull
 				break
 			}
-			break
 		}
 	}
 	p.Budget = max(p.Budget, f.cost(p))
+}
+
+// widens reports whether widen may give r a wider form: made since the
+// window was last laid out, shown, and with a form wider than it shows.
+func widens(r Recalled, how map[string]string) bool {
+	switch {
+	case r.Carried:
+		return false
+	case how[r.Source] == ShownLines:
+		return r.Full != "" || r.Wider != ""
+	case how[r.Source] == ShownFull:
+		return r.Wider != ""
+	}
+	return false
+}
+
+// widening reports whether any recall may widen, so that a window with
+// none reads nothing more for it.
+func widening(recalls []Recalled, how map[string]string) bool {
+	for _, r := range recalls {
+		if widens(r, how) {
+			return true
+		}
+	}
+	return false
 }
