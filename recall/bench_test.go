@@ -46,7 +46,8 @@ func benchRun(b *testing.B, n int) (*memory.Engine, journal.Run) {
 // recording) on a folded run of 1,000 and 10,000 iterations, and 100,000
 // with DELTA_BENCH_LARGE=1 (testrun.LargeEnv), and reports the p50 and p99
 // latencies besides the mean, and the mean CPU time. mode=limit5 asks for
-// five hits, as an agent's recall_memory call with a limit; mode=fill gives
+// five hits, as an agent's recall_memory call with a limit; mode=limit20,
+// twenty, past the focus, so with the second search; mode=fill gives
 // no limit, so the recall takes as many hits as the window has room for
 // (the run's budget is 32,000 tokens: some eighty iterations rendered).
 func BenchmarkRetrieve(b *testing.B) {
@@ -54,7 +55,7 @@ func BenchmarkRetrieve(b *testing.B) {
 		for _, mode := range []struct {
 			name  string
 			limit int
-		}{{"limit5", 5}, {"fill", 0}} {
+		}{{"limit5", 5}, {"limit20", 20}, {"fill", 0}} {
 			b.Run(fmt.Sprintf("iterations=%d/mode=%s", n, mode.name), func(b *testing.B) {
 				benchRetrieve(b, n, mode.limit)
 			})

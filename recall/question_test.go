@@ -136,11 +136,7 @@ func TestExchangeBringsTheOtherHalfOfAQuestion(t *testing.T) {
 // hit at all. The first search's best hit keeps its place.
 func TestSecondHopFindsWhatTheQuestionDoesNotName(t *testing.T) {
 	t.Parallel()
-	lines := fillers(200)
-	lines[29] = "Jon plays the violin in the Westbury orchestra."
-	lines[59] = "Jon's violin teacher in Westbury says he practises daily."
-	lines[89] = "The Westbury violin recital was the best one yet."
-	lines[139] = "Rehearsals at Westbury hall start at seven on Thursdays."
+	lines := westburyLines()
 	ask := func(hop int) []memory.Retrieved {
 		eng, run := dialogue(t, lines, 2000, func(c *recall.Config) { c.SecondHop = hop })
 		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"Which instrument does Jon play, the violin?"}, DryRun: true, Fill: true})
@@ -157,6 +153,52 @@ func TestSecondHopFindsWhatTheQuestionDoesNotName(t *testing.T) {
 	}
 	if _, ok := hitFor(ask(8), 140); !ok {
 		t.Error("the second search did not bring back iteration 140, which shares the first hits' rare word")
+	}
+}
+
+// westburyLines is a run of fillers in which three turns about Jon's
+// violin share a rare word, the town, with a fourth (iteration 140) that
+// says nothing of violins.
+func westburyLines() []string {
+	lines := fillers(200)
+	lines[29] = "Jon plays the violin in the Westbury orchestra."
+	lines[59] = "Jon's violin teacher in Westbury says he practises daily."
+	lines[89] = "The Westbury violin recital was the best one yet."
+	lines[139] = "Rehearsals at Westbury hall start at seven on Thursdays."
+	return lines
+}
+
+// TestASecondHopForARecallPastItsFocus: a recall with a limit gets the
+// second search too when it asks for more hits than its focus: the fourth
+// Westbury turn, which says nothing of violins, comes back among ten hits
+// as it does in a fill. A recall of five hits, which the second hop could
+// not reorder (it keeps the best five in their places) and which does
+// without it, gives the same hits with the second hop on or off.
+func TestASecondHopForARecallPastItsFocus(t *testing.T) {
+	t.Parallel()
+	lines := westburyLines()
+	ask := func(hop, limit int) []memory.Retrieved {
+		eng, run := dialogue(t, lines, 2000, func(c *recall.Config) { c.SecondHop, c.Focus = hop, 5 })
+		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"Which instrument does Jon play, the violin?"}, DryRun: true, Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	if _, ok := hitFor(ask(-1, 10), 140); ok {
+		t.Fatal("set-up: iteration 140 is among ten hits without the second search")
+	}
+	if _, ok := hitFor(ask(8, 10), 140); !ok {
+		t.Error("a recall of ten hits did not bring back iteration 140, which shares the first hits' rare word")
+	}
+	off, on := ask(-1, 5), ask(8, 5)
+	if len(on) != len(off) {
+		t.Fatalf("five hits: %d with the second hop, %d without", len(on), len(off))
+	}
+	for i := range on {
+		if on[i].Iterations != off[i].Iterations || on[i].Score != off[i].Score {
+			t.Errorf("five hits, hit %d: %v (score %v) with the second hop, %v (score %v) without", i, on[i].Iterations, on[i].Score, off[i].Iterations, off[i].Score)
+		}
 	}
 }
 

@@ -47,8 +47,11 @@ func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 // (a question to memory, filling the window's room), the context holds for
 // the best Config.FocusFor hits only; past them hits are single iterations,
 // never blocks, each with the other half of its exchange (exchange.go);
-// the current step is never a hit; and a second search on the words the
-// best hits share is fused with the first (secondhop.go).
+// and the current step is never a hit. A recall that asks for more hits
+// than the focus (a fill, or a limit past Config.FocusFor) fuses a second
+// search, on the words the best hits share, with the first (secondhop.go):
+// it reorders the hits past the focus only, so a recall of five hits
+// costs what it did, and asking for more extends the same best hits.
 func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Recall, error) {
 	var picked []Recall
 	if err := r.Each(ctx, run, q, func(h Recall) (bool, error) {
@@ -116,7 +119,9 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	if err == nil {
 		hits, err = r.byTime(ctx, ix, run, l, hits)
 	}
-	if err == nil && q.Fill {
+	if err == nil && (q.Fill || q.Limit > focusN) {
+		// The second hop keeps the best focusN hits in their places: a
+		// recall of no more than those would pay for it and get nothing.
 		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, focusN)
 	}
 	if err != nil {

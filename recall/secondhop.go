@@ -30,8 +30,9 @@ const (
 	rrfK = 60
 )
 
-// secondHop runs the second search of a fill recall and fuses it with the
-// first, the best focus hits kept in their places. It returns hits
+// secondHop runs the second search of a recall that asks for more hits
+// than its focus (a fill, or a limit past it) and fuses it with the first,
+// the best focus hits kept in their places. It returns hits
 // unchanged when the first hits share no words worth adding.
 func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l lookup, hits []Hit, focus int) ([]Hit, error) {
 	if r.cfg.SecondHop <= 0 {
