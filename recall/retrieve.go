@@ -51,7 +51,7 @@ func (q Query) Text() string { return strings.Join(q.Keywords, " ") }
 // than the focus (a fill, or a limit past Config.FocusFor) fuses a second
 // search, on the words the best hits share, with the first (secondhop.go):
 // it reorders the hits past the focus only, so a recall of five hits
-// costs what it did, and asking for more extends the same best hits.
+// costs what it did, and the best hits of a longer one keep their places.
 func (r *Recaller) Retrieve(ctx context.Context, run journal.Run, q Query) ([]Recall, error) {
 	var picked []Recall
 	if err := r.Each(ctx, run, q, func(h Recall) (bool, error) {
