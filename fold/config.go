@@ -168,8 +168,22 @@ func (c Config) RetrievedBudget() int { return c.share(c.Shares.Retrieved) }
 // question take: twice the Retrieved share or a quarter of the budget,
 // whichever is more, so that a revisited step can show whole. The window
 // lays them out in the run's timeline, in what Working's iterations leave;
-// the scheduler holds the Retrieved share for them.
+// the scheduler holds RecallHold for them.
 func (c Config) RecallReach() int { return max(2*c.RetrievedBudget(), c.Budget/4) }
+
+// RecallHold is the room held for the recalls of a window not focused on
+// a question: the Retrieved share, or, in a run whose steps call tools
+// (acts), half the reach when that is more, so that the output of the step
+// a revisit returns to has room to show whole between folds. A
+// conversation calls no tool: its recalls come from questions to memory,
+// whose window is focused, and holding more for it would only fold it
+// sooner.
+func (c Config) RecallHold(acts bool) int {
+	if acts {
+		return max(c.RetrievedBudget(), c.RecallReach()/2)
+	}
+	return c.RetrievedBudget()
+}
 
 // DynamicBudget is the Dynamic partition's share, in tokens.
 func (c Config) DynamicBudget() int { return c.share(c.Shares.Dynamic) }

@@ -196,6 +196,24 @@ type Size struct {
 	Folded    bool `db:"folded"`
 }
 
+// actsWithin is how many of a run's newest iterations Acts looks at.
+const actsWithin = 50
+
+// Acts reports whether any of the run's newest actsWithin iterations, up
+// to now, called a tool: whether the run is an agent's, whose steps
+// recall on their own (implicit and error-driven recall follow its calls),
+// rather than a conversation's. It reads a bounded range of notes, however
+// long the run.
+func (s *Store) Acts(ctx context.Context, run string, now int) (bool, error) {
+	var acts bool
+	err := s.db.Read.QueryRowxContext(ctx, `SELECT EXISTS(SELECT 1 FROM iteration_notes WHERE run_id = ? AND number > ? AND number <= ? AND calls <> '[]')`,
+		run, now-actsWithin, now).Scan(&acts)
+	if err != nil {
+		return false, fmt.Errorf("read whether run %s calls tools: %w", run, sqldb.Classify(err))
+	}
+	return acts, nil
+}
+
 // SizesAt is LinesAt without the L1 lines, which a recall does not show
 // of the turns around its hits: only their sizes and covers.
 func (s *Store) SizesAt(ctx context.Context, run string, numbers []int) ([]Size, error) {

@@ -31,22 +31,25 @@ const (
 
 // tally is the window's size if nothing more were folded, by partition,
 // as the window would render it. Once the run has outgrown its window (it
-// has blocks), the Retrieved partition's share is held for recalls, which
+// has blocks), room is held for recalls (Config.RecallHold: the Retrieved
+// partition's share, or in a run that calls tools half their reach), which
 // are made after the scheduler runs: a recall then takes room held for it
 // rather than pushing Working's oldest iterations out of the window, which
-// would change the window's prefix between folds. Beyond the share, the
+// would change the window's prefix between folds. Beyond that room, the
 // recalls take what Working's iterations leave (window.Build). Before the
 // run has folded, everything is in view and nothing is held.
 type tally struct {
 	static, dynamic, longTerm, shortTerm, working int
 	// cfg is the configuration laid out for Static's need.
 	cfg Config
+	// acts says the run's recent steps call tools (Store.Acts).
+	acts bool
 }
 
 func (t tally) total() int {
 	n := t.static + t.dynamic + t.longTerm + t.shortTerm + t.working
 	if t.folded() {
-		n += t.cfg.RetrievedBudget()
+		n += t.cfg.RecallHold(t.acts)
 	}
 	return n
 }
@@ -87,6 +90,9 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 		return headingTokens + tokens + n*sectionTokens + extra
 	}
 	t.longTerm, t.shortTerm, t.working = part(long, nLong, 0), part(short, nShort, 0), part(work, nWork, framingTokens)
+	if t.acts, err = s.Store.Acts(ctx, run.ID, run.Iterations); err != nil {
+		return t, err
+	}
 	return t, nil
 }
 

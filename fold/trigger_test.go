@@ -163,3 +163,64 @@ func TestIntervalTrigger(t *testing.T) {
 		t.Fatal("no interval fold in 40 iterations after the history outgrew a 2,000-token window")
 	}
 }
+
+// TestARunThatCallsToolsHoldsRoomForItsRecalls: once a run has folded,
+// the scheduler holds room for the recalls made after it runs. A run whose
+// steps call tools recalls on its own (implicit and error-driven recall
+// follow its calls), and is held half the recalls' reach, so that the
+// output of a step a later call returns to has room to show whole between
+// folds; a conversation, whose recalls come from questions to memory (a
+// focused window), is held the Retrieved share, as before. A run that
+// stops calling tools goes back to the share once its newest fifty steps
+// call none.
+func TestARunThatCallsToolsHoldsRoomForItsRecalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const budget = 4000
+	eng := openEngine(t, budget, nil)
+	cfg := eng.Config
+	share, hold := cfg.RetrievedBudget(), cfg.RecallHold(true)
+	if hold <= share || cfg.RecallHold(false) != share {
+		t.Fatalf("set-up: at %d tokens a run that calls tools should be held more than the Retrieved share (%d), a conversation the share: %d and %d",
+			budget, share, hold, cfg.RecallHold(false))
+	}
+	held := func(l *deltaLog) int {
+		t.Helper()
+		if _, err := eng.Journal.Append(ctx, l.run, journal.FormatDelta, l.take()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Scheduler.Step(ctx, l.run); err != nil {
+			t.Fatal(err)
+		}
+		run, err := eng.Journal.Run(ctx, l.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := fold.HeldForRecalls(ctx, eng.Scheduler, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	agent, talk := newDeltaLog("agent", "Summarise the invoices."), newDeltaLog("talk", "Chat about the invoices.")
+	var agentHeld, talkHeld int
+	for i := 1; i <= 40; i++ {
+		agent.think(fmt.Sprintf("Read invoice batch %d.", i), okCall("read_file", map[string]any{"path": fmt.Sprintf("data/batch%d.csv", i)}, invoices(i, 12)))
+		agentHeld = held(agent)
+		talk.think(fmt.Sprintf("Batch %d reads: %s", i, invoices(i, 12)))
+		talkHeld = held(talk)
+	}
+	if agentHeld != hold {
+		t.Errorf("a folded run that calls tools is held %d tokens for its recalls, want %d (half their reach; the share is %d)", agentHeld, hold, share)
+	}
+	if talkHeld != share {
+		t.Errorf("a folded conversation is held %d tokens for its recalls, want the Retrieved share %d", talkHeld, share)
+	}
+	for i := 41; i <= 100; i++ {
+		agent.think(fmt.Sprintf("Note %d: %s", i, invoices(i, 2)))
+		agentHeld = held(agent)
+	}
+	if agentHeld != share {
+		t.Errorf("a run whose last %d steps called no tool is held %d tokens, want the Retrieved share %d", 60, agentHeld, share)
+	}
+}

@@ -84,11 +84,16 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		// The recalls go in the run's timeline (timeline.go), so that the
 		// prefix a prompt cache reuses runs past them. Working keeps its
 		// iterations: the recalls take what the others leave, at most their
-		// reach and at least Retrieved's share, which the scheduler holds
-		// (less the Working heading Build holds back below).
+		// reach and at least the room the scheduler holds for them
+		// (fold.Config.RecallHold: more in a run that calls tools), less the
+		// Working heading Build holds back below.
 		c.timeline = true
 		base := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&long) - f.cost(&short) - cfg.DynamicBudget()
-		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RetrievedBudget()-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.cost(&dynamic))
+		acts, err := fs.Acts(ctx, run.ID, run.Iterations)
+		if err != nil {
+			return nil, err
+		}
+		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RecallHold(acts)-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.cost(&dynamic))
 		c.Recalls = f.fitTimeline(&retrieved, opts.Recalled, room, opts.LaidOut, run.Iterations, &recallOmitted)
 	}
 	used := 0

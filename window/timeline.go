@@ -28,7 +28,8 @@ const timelineFraming = 6
 
 // timelineRoom says what the recalls of an unfocused window may take at
 // each step of the run since it was last laid out: at most their reach,
-// at least Retrieved's share (which the scheduler holds for them), and
+// at least the room the scheduler holds for them (share:
+// fold.Config.RecallHold), and
 // otherwise what the summaries, the ends' shares and Working's iterations
 // shown at that step leave. Working keeps its iterations: as they come
 // between folds, the recalls' room narrows.
