@@ -42,7 +42,8 @@ type tally struct {
 	static, dynamic, longTerm, shortTerm, working int
 	// cfg is the configuration laid out for Static's need.
 	cfg Config
-	// acts says the run's recent steps call tools (Store.Acts).
+	// acts says the run's recent steps call tools (Store.Acts); read once
+	// the run has folded, since only then is room held.
 	acts bool
 }
 
@@ -90,8 +91,11 @@ func (s *Scheduler) usage(ctx context.Context, run journal.Run) (tally, error) {
 		return headingTokens + tokens + n*sectionTokens + extra
 	}
 	t.longTerm, t.shortTerm, t.working = part(long, nLong, 0), part(short, nShort, 0), part(work, nWork, framingTokens)
-	if t.acts, err = s.Store.Acts(ctx, run.ID, run.Iterations); err != nil {
-		return t, err
+	if t.folded() {
+		// Only a folded run holds room for recalls (total).
+		if t.acts, err = s.Store.Acts(ctx, run.ID, run.Iterations); err != nil {
+			return t, err
+		}
 	}
 	return t, nil
 }
