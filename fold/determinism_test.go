@@ -3,6 +3,7 @@ package fold_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -136,4 +137,55 @@ func TestFirstSuccessSurvivesLiveSteps(t *testing.T) {
 			t.Errorf("iteration %d: protect %q, want %q", n.Number, n.Protect, want[i])
 		}
 	}
+}
+
+// A step that stops between noting an iteration and deciding after it (a
+// writer killed, a deadline passed) leaves that decision to the next step,
+// which makes it: the run folds as it would have in one step.
+func TestAStepCutBeforeItsDecisionIsFinishedByTheNext(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := synth.Config{Seed: 11, Iterations: 120, RunID: "cut", MaxOutputBytes: 3000}
+	_, whole := foldLive(t, cfg, 4000, true)
+	at := 0
+	for _, b := range whole {
+		if b.Trigger == fold.TriggerPressure {
+			at = b.CreatedIter
+			break
+		}
+	}
+	if at == 0 {
+		t.Fatalf("no pressure fold to cut before: %q", blockSummary(whole))
+	}
+	eng := openEngine(t, 4000, nil)
+	measure, cut := eng.Scheduler.MeasureEnds, false
+	eng.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
+		if run.Iterations == at && !cut {
+			cut = true
+			return fold.Ends{}, context.DeadlineExceeded
+		}
+		return measure(ctx, run)
+	}
+	gen, err := synth.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []journal.Event
+	for evs, ok := gen.Next(); ok; evs, ok = gen.Next() {
+		all = append(all, evs...)
+	}
+	if _, err := eng.Journal.Append(ctx, cfg.RunID, journal.FormatDelta, all); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the cut step returned %v, want the deadline it was given", err)
+	}
+	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
+		t.Fatal(err)
+	}
+	cutRun, err := eng.Fold.AllBlocks(ctx, cfg.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareBlocks(t, fmt.Sprintf("cut before deciding after iteration %d vs one step", at), whole, cutRun)
 }

@@ -86,6 +86,16 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 	if err != nil {
 		return res, err
 	}
+	if st.Decided < st.Noted {
+		// An earlier step noted this iteration and was cut before it
+		// finished deciding after it: decide now, as of that iteration,
+		// before noting the next one changes what the decision sees (the
+		// run's term counts, its newest steps). Deciding again what was
+		// partly decided makes only the folds still due.
+		if err := s.decideAt(ctx, &st, run, st.Noted); err != nil {
+			return res, err
+		}
+	}
 	from := st.Noted + 1
 	if st.Noted > 0 && run.LastSeq > st.NotedSeq {
 		from = st.Noted // the newest noted iteration may have grown
@@ -105,7 +115,7 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 				continue // read again in case it grew; it did not
 			}
 			if err := s.note(ctx, &st, it, it.LastSeq); errors.Is(err, errAhead) {
-				return s.finish(ctx, run, res, mark)
+				return s.finish(ctx, run, res, mark, false)
 			} else if err != nil {
 				return res, err
 			}
@@ -127,7 +137,21 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 			return res, err
 		}
 	}
-	return s.finish(ctx, run, res, mark)
+	return s.finish(ctx, run, res, mark, res.Noted > 0)
+}
+
+// decideAt decides as of iteration n of run, the newest noted, as the
+// step that noted it would have.
+func (s *Scheduler) decideAt(ctx context.Context, st *state, run journal.Run, n int) error {
+	its, err := s.Journal.Iterations(ctx, run.ID, n, n, journal.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	if len(its) == 0 {
+		return fmt.Errorf("decide after iteration %d of run %s: the iteration is not in the journal", n, run.ID)
+	}
+	run.Iterations, run.EndedAt = n, its[0].Start
+	return s.decide(ctx, st, run)
 }
 
 // errAhead is note's signal that another process has noted further.
@@ -136,15 +160,16 @@ var errAhead = errors.New("another scheduler is ahead")
 // finish refreshes importance and measures the window at the end of a
 // step, and lists every block the step made: those past position mark,
 // including the L2 blocks a chapter wraps loose iterations in, which the
-// triggers do not report one by one.
-func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult, mark int64) (StepResult, error) {
+// triggers do not report one by one. With decided, the step made every
+// decision after the iterations it noted, and says so in the state.
+func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult, mark int64, decided bool) (StepResult, error) {
 	made, err := s.Store.madeSince(ctx, run.ID, mark)
 	if err != nil {
 		return res, err
 	}
 	res.Folds = made
 	if res.Noted > 0 {
-		if err := s.refreshImportance(ctx, run); err != nil {
+		if err := s.refreshImportance(ctx, run, decided); err != nil {
 			return res, err
 		}
 	}
@@ -163,7 +188,10 @@ func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult,
 // refreshImportance recomputes the importance of the visible blocks as the
 // run advances (recency decays with every iteration), writing only those
 // whose rounded score moved. Visible blocks are bounded by the window.
-func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) error {
+// With decided, the same transaction records that every decision up to
+// the run's newest noted iteration was made, unless another process has
+// noted further since.
+func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run, decided bool) error {
 	var rows []struct {
 		ID         string  `db:"id"`
 		Last       int     `db:"last_iter"`
@@ -186,10 +214,15 @@ func (s *Scheduler) refreshImportance(ctx context.Context, run journal.Run) erro
 			moved = append(moved, change{r.ID, v})
 		}
 	}
-	if len(moved) == 0 {
+	if len(moved) == 0 && !decided {
 		return nil
 	}
 	return s.Store.update(ctx, run.ID, func(tx *sqlx.Tx) error {
+		if decided {
+			if _, err := tx.ExecContext(ctx, `UPDATE fold_state SET decided = noted WHERE run_id = ? AND noted = ?`, run.ID, run.Iterations); err != nil {
+				return fmt.Errorf("record the step's decisions: %w", sqldb.Classify(err))
+			}
+		}
 		for _, m := range moved {
 			if _, err := tx.ExecContext(ctx, `UPDATE blocks SET importance = ? WHERE run_id = ? AND id = ?`, m.v, run.ID, m.id); err != nil {
 				return fmt.Errorf("update importance of %s: %w", m.id, sqldb.Classify(err))
@@ -266,7 +299,10 @@ func (s *Scheduler) note(ctx context.Context, st *state, it *journal.Iteration, 
 		b, _ := json.Marshal(tools)
 		fresh.ToolsOK = string(b)
 		if it.Number >= fresh.Noted {
-			fresh.Noted, fresh.NotedSeq = it.Number, lastSeq
+			// Every decision before this iteration was made (Step decides
+			// after each note, and first after one a cut step left): this
+			// one's is still to make, even when it is noted again.
+			fresh.Noted, fresh.NotedSeq, fresh.Decided = it.Number, lastSeq, it.Number-1
 		}
 		if n.Milestone != "" && !renote {
 			fresh.PendingMilestone, fresh.MilestoneDeclared = n.Milestone, false

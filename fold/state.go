@@ -14,9 +14,13 @@ import (
 
 // state is the scheduler's memory of a run between steps.
 type state struct {
-	Run              string `db:"run_id"`
-	Noted            int    `db:"noted"`
-	NotedSeq         int64  `db:"noted_seq"`
+	Run      string `db:"run_id"`
+	Noted    int    `db:"noted"`
+	NotedSeq int64  `db:"noted_seq"`
+	// Decided is the newest iteration after which the step finished
+	// deciding (Scheduler.decide). Noting an iteration sets it to the one
+	// before; a step that ends with every decision made sets it to Noted.
+	Decided          int    `db:"decided"`
 	ToolsOK          string `db:"tools_ok"`
 	LastInterval     int    `db:"last_interval"`
 	ChapterStart     int    `db:"chapter_start"`
@@ -30,7 +34,7 @@ type state struct {
 
 func loadState(ctx context.Context, q sqlx.QueryerContext, run string) (state, error) {
 	var st state
-	err := sqlx.GetContext(ctx, q, &st, `SELECT run_id, noted, noted_seq, tools_ok, last_interval, chapter_start, milestone_title,
+	err := sqlx.GetContext(ctx, q, &st, `SELECT run_id, noted, noted_seq, decided, tools_ok, last_interval, chapter_start, milestone_title,
 		milestone_iter, pending_milestone, milestone_declared FROM fold_state WHERE run_id = ?`, run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return state{Run: run, ChapterStart: 1, ToolsOK: "[]"}, nil
@@ -42,10 +46,10 @@ func loadState(ctx context.Context, q sqlx.QueryerContext, run string) (state, e
 }
 
 func saveState(ctx context.Context, tx *sqlx.Tx, st state) error {
-	_, err := tx.NamedExecContext(ctx, `INSERT INTO fold_state (run_id, noted, noted_seq, tools_ok, last_interval, chapter_start,
-		milestone_title, milestone_iter, pending_milestone, milestone_declared) VALUES (:run_id, :noted, :noted_seq, :tools_ok, :last_interval,
+	_, err := tx.NamedExecContext(ctx, `INSERT INTO fold_state (run_id, noted, noted_seq, decided, tools_ok, last_interval, chapter_start,
+		milestone_title, milestone_iter, pending_milestone, milestone_declared) VALUES (:run_id, :noted, :noted_seq, :decided, :tools_ok, :last_interval,
 		:chapter_start, :milestone_title, :milestone_iter, :pending_milestone, :milestone_declared)
-		ON CONFLICT (run_id) DO UPDATE SET noted = excluded.noted, noted_seq = excluded.noted_seq, tools_ok = excluded.tools_ok,
+		ON CONFLICT (run_id) DO UPDATE SET noted = excluded.noted, noted_seq = excluded.noted_seq, decided = excluded.decided, tools_ok = excluded.tools_ok,
 		last_interval = excluded.last_interval, chapter_start = excluded.chapter_start, milestone_title = excluded.milestone_title,
 		milestone_iter = excluded.milestone_iter, pending_milestone = excluded.pending_milestone, milestone_declared = excluded.milestone_declared`, st)
 	if err != nil {
