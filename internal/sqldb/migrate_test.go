@@ -64,3 +64,35 @@ func TestConcurrentFirstOpens(t *testing.T) {
 		}
 	}
 }
+
+// A run noted before the scheduler recorded its decisions (migration 15)
+// was decided as far as it was noted: its next step must not decide again.
+func TestRunsNotedBeforeDecidedWasRecordedCountAsDecided(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mustOpen(t)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 14); err != nil {
+		t.Fatalf("down to 14: %v", err)
+	}
+	if _, err := db.Write.ExecContext(ctx, `INSERT INTO runs (id, iterations) VALUES ('old', 42)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.ExecContext(ctx, `INSERT INTO fold_state (run_id, noted, noted_seq, tools_ok, last_interval, chapter_start,
+		milestone_title, milestone_iter, pending_milestone) VALUES ('old', 42, 130, '[]', 40, 1, '', 0, '')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	var decided int
+	if err := db.Write.GetContext(ctx, &decided, `SELECT decided FROM fold_state WHERE run_id = 'old'`); err != nil {
+		t.Fatal(err)
+	}
+	if decided != 42 {
+		t.Fatalf("decided %d after the migration, want the 42 iterations noted", decided)
+	}
+}
