@@ -16,11 +16,7 @@ import (
 func TestMigrationsGoDownAndUp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := mustOpen(t)
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, p := migrated(t)
 	top, err := p.GetDBVersion(ctx)
 	if err != nil || top < 4 {
 		t.Fatalf("version %d after open (%v)", top, err)
@@ -70,11 +66,7 @@ func TestConcurrentFirstOpens(t *testing.T) {
 func TestRunsNotedBeforeDecidedWasRecordedCountAsDecided(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := mustOpen(t)
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, p := migrated(t)
 	if _, err := p.DownTo(ctx, 14); err != nil {
 		t.Fatalf("down to 14: %v", err)
 	}
@@ -95,4 +87,16 @@ func TestRunsNotedBeforeDecidedWasRecordedCountAsDecided(t *testing.T) {
 	if decided != 42 {
 		t.Fatalf("decided %d after the migration, want the 42 iterations noted", decided)
 	}
+}
+
+// migrated opens a new database, migrated to the newest version, and a
+// goose provider to step it down and up.
+func migrated(t *testing.T) (*sqldb.DB, *goose.Provider) {
+	t.Helper()
+	db := mustOpen(t)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.Write.DB, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, p
 }
