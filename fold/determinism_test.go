@@ -140,29 +140,48 @@ func TestFirstSuccessSurvivesLiveSteps(t *testing.T) {
 }
 
 // A step that stops between noting an iteration and deciding after it (a
-// writer killed, a deadline passed) leaves that decision to the next step,
-// which makes it: the run folds as it would have in one step.
+// writer killed, a deadline passed), or half way through deciding, leaves
+// the rest of that decision to the next step, which makes it: the run
+// folds as it would have in one step.
 func TestAStepCutBeforeItsDecisionIsFinishedByTheNext(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	cfg := synth.Config{Seed: 11, Iterations: 120, RunID: "cut", MaxOutputBytes: 3000}
 	_, whole := foldLive(t, cfg, 4000, true)
-	at := 0
+	// The first pressure fold, cut before anything of its decision; and
+	// the first iteration after which two folds were made, cut between
+	// them (the window is measured again after each fold).
+	first, twice := 0, 0
+	made := map[int]int{}
 	for _, b := range whole {
-		if b.Trigger == fold.TriggerPressure {
-			at = b.CreatedIter
-			break
+		if b.Trigger == fold.TriggerPressure && first == 0 {
+			first = b.CreatedIter
+		}
+		if made[b.CreatedIter]++; made[b.CreatedIter] == 2 && (twice == 0 || b.CreatedIter < twice) {
+			twice = b.CreatedIter
 		}
 	}
-	if at == 0 {
-		t.Fatalf("no pressure fold to cut before: %q", blockSummary(whole))
+	if first == 0 || twice == 0 {
+		t.Fatalf("no decision to cut: %q", blockSummary(whole))
 	}
+	for _, c := range []struct{ at, call int }{{first, 1}, {twice, 2}} {
+		cut := cutStep(t, cfg, c.at, c.call)
+		compareBlocks(t, fmt.Sprintf("cut at measure %d after iteration %d vs one step", c.call, c.at), whole, cut)
+	}
+}
+
+// cutStep imports the run of cfg and steps the scheduler, failing the
+// call-th measure of the window made after iteration at, then steps it
+// again, and returns the blocks.
+func cutStep(t *testing.T, cfg synth.Config, at, call int) []*fold.Block {
+	t.Helper()
+	ctx := context.Background()
 	eng := openEngine(t, 4000, nil)
-	measure, cut := eng.Scheduler.MeasureEnds, false
+	measure, calls := eng.Scheduler.MeasureEnds, 0
 	eng.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
-		if run.Iterations == at && !cut {
-			cut = true
-			return fold.Ends{}, context.DeadlineExceeded
+		if run.Iterations == at {
+			if calls++; calls == call {
+				return fold.Ends{}, context.DeadlineExceeded
+			}
 		}
 		return measure(ctx, run)
 	}
@@ -178,14 +197,14 @@ func TestAStepCutBeforeItsDecisionIsFinishedByTheNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("the cut step returned %v, want the deadline it was given", err)
+		t.Fatalf("the step cut at measure %d after iteration %d returned %v, want the deadline it was given", call, at, err)
 	}
 	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
 		t.Fatal(err)
 	}
-	cutRun, err := eng.Fold.AllBlocks(ctx, cfg.RunID)
+	blocks, err := eng.Fold.AllBlocks(ctx, cfg.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareBlocks(t, fmt.Sprintf("cut before deciding after iteration %d vs one step", at), whole, cutRun)
+	return blocks
 }

@@ -184,14 +184,27 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		every = c.IntervalBusy
 	}
 	if now-st.LastInterval >= every {
+		// The interval is marked done in the transaction of each block it
+		// makes, so that a step cut after its fold does not fold again
+		// when the next step decides (Step); with no block, on its own.
+		// A step cut between two of its blocks leaves the rest to the
+		// pressure trigger.
+		done := func(fresh *state) { fresh.LastInterval = now }
+		marked := false
+		mark := func(tx *sqlx.Tx) error {
+			marked = true
+			return mutateStateTx(ctx, tx, st, done)
+		}
 		if excess := u.total() - target; u.folded() && excess > 0 {
-			bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, excess, u.ratio())
+			bs, err := s.foldOldest(ctx, run, now-c.KeepRecent, L2, TriggerInterval, excess, u.ratio(), mark)
 			if err := apply(bs, err); err != nil {
 				return err
 			}
 		}
-		if err := s.mutateState(ctx, st, func(fresh *state) { fresh.LastInterval = now }); err != nil {
-			return err
+		if !marked {
+			if err := s.mutateState(ctx, st, done); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -207,7 +220,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 			}
 		}
 		if excess := u.total() - target; excess > 0 {
-			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess, u.ratio())
+			bs, err := s.foldOldest(ctx, run, now-keep, level, TriggerPressure, excess, u.ratio(), nil)
 			if err := apply(bs, err); err != nil {
 				return err
 			}
@@ -218,7 +231,7 @@ func (s *Scheduler) decide(ctx context.Context, st *state, run journal.Run) erro
 		// as the pressure rule asks (fold until usage <= Low). keep > 1 means
 		// the milder, non-urgent case.
 		if keep > 1 && u.ratio() > c.PressureHigh {
-			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total()-target, u.ratio())
+			bs, err := s.foldOldest(ctx, run, now-1, level, TriggerPressure, u.total()-target, u.ratio(), nil)
 			if err := apply(bs, err); err != nil {
 				return err
 			}
@@ -248,8 +261,9 @@ func (s *Scheduler) staticTokens(run journal.Run) int {
 // foldOldest folds the oldest iterations shown in full, up to iteration
 // upTo, into blocks of at most Chunk iterations at a level. With excess >= 0
 // it stops once the folds have saved that many tokens; with excess < 0 it
-// folds everything up to upTo.
-func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level int, trigger string, excess int, usage float64) ([]*Block, error) {
+// folds everything up to upTo. after, if set, runs in each block's
+// transaction (FoldOptions.After).
+func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level int, trigger string, excess int, usage float64, after func(*sqlx.Tx) error) ([]*Block, error) {
 	if upTo < 1 {
 		return nil, nil
 	}
@@ -281,7 +295,7 @@ func (s *Scheduler) foldOldest(ctx context.Context, run journal.Run, upTo, level
 				tokens += rows[j].Tokens
 				j++
 			}
-			batch = append(batch, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger, Usage: usage})
+			batch = append(batch, FoldOptions{First: rows[i].Number, Last: rows[j-1].Number, Level: level, Trigger: trigger, Usage: usage, After: after})
 			sizes = append(sizes, tokens)
 			planned += tokens
 			i = j
