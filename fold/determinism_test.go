@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
@@ -163,16 +164,39 @@ func TestAStepCutBeforeItsDecisionIsFinishedByTheNext(t *testing.T) {
 	if first == 0 || twice == 0 {
 		t.Fatalf("no decision to cut: %q", blockSummary(whole))
 	}
-	for _, c := range []struct{ at, call int }{{first, 1}, {twice, 2}} {
-		cut := cutStep(t, cfg, c.at, c.call)
+	cuts := []struct{ at, call int }{{first, 1}, {twice, 2}}
+	// And, spread over the run, a few more iterations that folded, cut at
+	// their first to third measure: the scheduler measures the window
+	// when it starts to decide and after each trigger that folded, so
+	// every cut falls between two triggers.
+	var folded []int
+	for at := range made {
+		folded = append(folded, at)
+	}
+	slices.Sort(folded)
+	for i := 0; i < len(folded); i += max(1, len(folded)/6) {
+		cuts = append(cuts, struct{ at, call int }{folded[i], 1 + i%3})
+	}
+	ran := 0
+	for _, c := range cuts {
+		cut, ok := cutStep(t, cfg, c.at, c.call)
+		if !ok {
+			continue // the decision measured fewer times
+		}
+		ran++
 		compareBlocks(t, fmt.Sprintf("cut at measure %d after iteration %d vs one step", c.call, c.at), whole, cut)
 	}
+	if ran < len(cuts)/2 {
+		t.Fatalf("only %d of the %d cuts %v came: the decisions measure the window less often than the test expects", ran, len(cuts), cuts)
+	}
+	t.Logf("%d cuts of %d", ran, len(cuts))
 }
 
 // cutStep imports the run of cfg and steps the scheduler, failing the
 // call-th measure of the window made after iteration at, then steps it
-// again, and returns the blocks.
-func cutStep(t *testing.T, cfg synth.Config, at, call int) []*fold.Block {
+// again, and returns the blocks; ok is false when the step measured fewer
+// times after that iteration, and was not cut.
+func cutStep(t *testing.T, cfg synth.Config, at, call int) (blocks []*fold.Block, ok bool) {
 	t.Helper()
 	ctx := context.Background()
 	eng := openEngine(t, 4000, nil)
@@ -196,15 +220,18 @@ func cutStep(t *testing.T, cfg synth.Config, at, call int) []*fold.Block {
 	if _, err := eng.Journal.Append(ctx, cfg.RunID, journal.FormatDelta, all); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); !errors.Is(err, context.DeadlineExceeded) {
+	switch _, err := eng.Scheduler.Step(ctx, cfg.RunID); {
+	case err == nil && calls < call:
+		return nil, false
+	case !errors.Is(err, context.DeadlineExceeded):
 		t.Fatalf("the step cut at measure %d after iteration %d returned %v, want the deadline it was given", call, at, err)
 	}
 	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := eng.Fold.AllBlocks(ctx, cfg.RunID)
+	blocks, err = eng.Fold.AllBlocks(ctx, cfg.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return blocks
+	return blocks, true
 }

@@ -86,7 +86,8 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 	if err != nil {
 		return res, err
 	}
-	if st.Decided < st.Noted {
+	repaired := st.Decided < st.Noted
+	if repaired {
 		// An earlier step noted this iteration and was cut before it
 		// finished deciding after it: decide now, as of that iteration,
 		// before noting the next one changes what the decision sees (the
@@ -137,7 +138,7 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 			return res, err
 		}
 	}
-	return s.finish(ctx, run, res, mark, res.Noted > 0)
+	return s.finish(ctx, run, res, mark, res.Noted > 0 || repaired)
 }
 
 // decideAt decides as of iteration n of run, the newest noted, as the
@@ -161,14 +162,15 @@ var errAhead = errors.New("another scheduler is ahead")
 // step, and lists every block the step made: those past position mark,
 // including the L2 blocks a chapter wraps loose iterations in, which the
 // triggers do not report one by one. With decided, the step made every
-// decision after the iterations it noted, and says so in the state.
+// decision after the iterations it noted (or the decision an earlier step
+// was cut before making), and says so in the state.
 func (s *Scheduler) finish(ctx context.Context, run journal.Run, res StepResult, mark int64, decided bool) (StepResult, error) {
 	made, err := s.Store.madeSince(ctx, run.ID, mark)
 	if err != nil {
 		return res, err
 	}
 	res.Folds = made
-	if res.Noted > 0 {
+	if res.Noted > 0 || decided {
 		if err := s.refreshImportance(ctx, run, decided); err != nil {
 			return res, err
 		}
