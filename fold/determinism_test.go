@@ -43,18 +43,31 @@ func foldLive(t *testing.T, cfg synth.Config, budget int, bulk bool) (*memory.En
 		}
 	}
 	if bulk {
-		if _, err := eng.Journal.Append(ctx, cfg.RunID, journal.FormatDelta, all); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
-			t.Fatal(err)
-		}
+		appendStep(t, eng, cfg.RunID, all)
 	}
-	blocks, err := eng.Fold.AllBlocks(ctx, cfg.RunID)
+	return eng, allBlocks(t, eng, cfg.RunID)
+}
+
+// appendStep appends events to run and steps the scheduler once.
+func appendStep(t *testing.T, eng *memory.Engine, run string, events []journal.Event) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := eng.Journal.Append(ctx, run, journal.FormatDelta, events); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Scheduler.Step(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// allBlocks returns every block of run.
+func allBlocks(t *testing.T, eng *memory.Engine, run string) []*fold.Block {
+	t.Helper()
+	blocks, err := eng.Fold.AllBlocks(context.Background(), run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return eng, blocks
+	return blocks
 }
 
 func blockSummary(bs []*fold.Block) []string {
@@ -171,7 +184,11 @@ func TestAStepCutBeforeItsDecisionIsFinishedByTheNext(t *testing.T) {
 	// every cut falls between two triggers.
 	var folded []int
 	for at := range made {
-		folded = append(folded, at)
+		// A step cut after the last iteration leaves its decision to the
+		// step that notes the next one, which this run has not.
+		if at < cfg.Iterations {
+			folded = append(folded, at)
+		}
 	}
 	slices.Sort(folded)
 	for i := 0; i < len(folded); i += max(1, len(folded)/6) {
@@ -229,9 +246,65 @@ func cutStep(t *testing.T, cfg synth.Config, at, call int) (blocks []*fold.Block
 	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); err != nil {
 		t.Fatal(err)
 	}
-	blocks, err = eng.Fold.AllBlocks(ctx, cfg.RunID)
+	return allBlocks(t, eng, cfg.RunID), true
+}
+
+// A step cut after the newest iteration leaves its decision to the step
+// that notes the next one: a step with nothing to note leaves it alone
+// (another process may still be making it), and the run still folds as
+// it would have in one step.
+func TestACutDecisionWaitsForTheNextIteration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := synth.Config{Seed: 11, Iterations: 120, RunID: "wait", MaxOutputBytes: 3000}
+	_, whole := foldLive(t, cfg, 4000, true)
+	at := 0
+	for _, b := range whole {
+		if b.Trigger == fold.TriggerPressure && b.CreatedIter < cfg.Iterations {
+			at = max(at, b.CreatedIter)
+		}
+	}
+	if at == 0 {
+		t.Fatalf("no pressure fold before the last iteration: %q", blockSummary(whole))
+	}
+	eng := openEngine(t, 4000, nil)
+	measure, cut := eng.Scheduler.MeasureEnds, false
+	eng.Scheduler.MeasureEnds = func(ctx context.Context, run journal.Run) (fold.Ends, error) {
+		if run.Iterations == at && !cut {
+			cut = true
+			return fold.Ends{}, context.DeadlineExceeded
+		}
+		return measure(ctx, run)
+	}
+	gen, err := synth.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return blocks, true
+	var before, after []journal.Event
+	for i := 1; ; i++ {
+		evs, ok := gen.Next()
+		if !ok {
+			break
+		}
+		if i <= at {
+			before = append(before, evs...)
+		} else {
+			after = append(after, evs...)
+		}
+	}
+	if _, err := eng.Journal.Append(ctx, cfg.RunID, journal.FormatDelta, before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Scheduler.Step(ctx, cfg.RunID); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the step cut after iteration %d returned %v, want the deadline it was given", at, err)
+	}
+	res, err := eng.Scheduler.Step(ctx, cfg.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Folds) != 0 || res.Noted != 0 {
+		t.Fatalf("a step with nothing to note noted %d iterations and folded %d blocks, want none", res.Noted, len(res.Folds))
+	}
+	appendStep(t, eng, cfg.RunID, after)
+	compareBlocks(t, fmt.Sprintf("cut after iteration %d, decided when the next came, vs one step", at), whole, allBlocks(t, eng, cfg.RunID))
 }

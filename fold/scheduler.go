@@ -86,13 +86,16 @@ func (s *Scheduler) Step(ctx context.Context, runID string) (StepResult, error) 
 	if err != nil {
 		return res, err
 	}
-	repaired := st.Decided < st.Noted
+	// An earlier step noted the newest iteration and was cut before it
+	// finished deciding after it: decide now, as of that iteration, before
+	// noting more changes what the decision sees (the run's term counts,
+	// its newest steps). Deciding again what was partly decided makes only
+	// the folds still due. With nothing to note, the decision waits for
+	// the step that has: decided also lags noted while another process is
+	// still deciding, and a step that only reads the state (after a
+	// bookmark, a manual fold) must not decide the same iteration beside it.
+	repaired := st.Decided < st.Noted && (run.Iterations > st.Noted || run.LastSeq > st.NotedSeq)
 	if repaired {
-		// An earlier step noted this iteration and was cut before it
-		// finished deciding after it: decide now, as of that iteration,
-		// before noting the next one changes what the decision sees (the
-		// run's term counts, its newest steps). Deciding again what was
-		// partly decided makes only the folds still due.
 		if err := s.decideAt(ctx, &st, run, st.Noted); err != nil {
 			return res, err
 		}
