@@ -28,10 +28,9 @@ const timelineFraming = 6
 
 // timelineRoom says what the recalls of an unfocused window may take at
 // each step of the run since it was last laid out: at most their reach,
-// at least the room the scheduler holds for them (share:
-// fold.Config.RecallHold), and
-// otherwise what the summaries, the ends' shares and Working's iterations
-// shown at that step leave. Working keeps its iterations: as they come
+// at least the room the scheduler holds for them (share, from
+// fold.Config.RecallHold), and otherwise what the summaries, the ends'
+// shares and Working's iterations shown at that step leave. Working keeps its iterations: as they come
 // between folds, the recalls' room narrows.
 type timelineRoom struct {
 	reach, share int
