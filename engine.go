@@ -82,9 +82,12 @@ type Engine struct {
 	// fillInTurn makes a fill render each batch of hits before it goes
 	// on ranking (packer.render), as a test's reference.
 	fillInTurn bool
-	lockWait   time.Duration
-	warn       func(string)
-	held       atomic.Int64
+	// fillRenderAll makes a fill render every hit it is offered, long
+	// ones before their due too (filldefer.go), as a test's reference.
+	fillRenderAll bool
+	lockWait      time.Duration
+	warn          func(string)
+	held          atomic.Int64
 	// made is what Open created, for Discard; closed is set by Discard,
 	// after which Close and Leave do nothing.
 	made   created

@@ -60,7 +60,9 @@ func TestALongHitWaitsItsDue(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p.release(math.Inf(1))
+		if _, err := p.release(context.Background(), math.Inf(1)); err != nil {
+			t.Fatal(err)
+		}
 		var taken []int
 		for _, h := range p.c.hits {
 			taken = append(taken, h.First)

@@ -43,7 +43,7 @@ func (p *packer) unrendered(hits []recall.Recall) [][2]int {
 // them. At most one batch renders at a time: offer settles the one before
 // first.
 func (p *packer) render(ctx context.Context) {
-	b := &pendingBatch{hits: p.queue, ranges: p.unrendered(p.queue), done: make(chan struct{})}
+	b := &pendingBatch{hits: p.queue, ranges: p.unrendered(p.deferLong(p.queue)), done: make(chan struct{})}
 	p.queue = nil
 	p.pending = b
 	if len(b.ranges) == 0 {
@@ -58,7 +58,7 @@ func (p *packer) render(ctx context.Context) {
 
 // settle waits for the batch rendering, if any, keeps its renderings and
 // takes its hits that fit (takeAll); it reports whether to take more.
-func (p *packer) settle() (bool, error) {
+func (p *packer) settle(ctx context.Context) (bool, error) {
 	b := p.pending
 	if b == nil {
 		return !p.stopped, nil
@@ -71,5 +71,5 @@ func (p *packer) settle() (bool, error) {
 	for i, k := range b.ranges {
 		p.texts[k] = b.rts[i]
 	}
-	return p.takeAll(b.hits), nil
+	return p.takeAll(ctx, b.hits)
 }

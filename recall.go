@@ -310,6 +310,8 @@ type candidates struct {
 	texts []recallRender
 	costs []int
 	used  int
+	// rendered counts the ranges the fill rendered, taken or not.
+	rendered int
 }
 
 // maxSkips is how many hits in a row too long for what is left a fill
@@ -339,11 +341,11 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 	dry.DryRun, dry.Limit, dry.Fill, dry.Around = true, e.Recall.Config().MaxHits, true, new(recall.Around)
 	texts := make(map[[2]int]recallRender)
 	for {
-		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), texts: texts}
+		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), texts: texts, around: dry.Around}
 		err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) })
 		// The batch still rendering is taken (or waited for) before
 		// anything else, error or not.
-		if _, serr := p.settle(); err == nil {
+		if _, serr := p.settle(ctx); err == nil {
 			err = serr
 		}
 		if err != nil {
@@ -354,8 +356,11 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 				return candidates{}, err
 			}
 		}
-		p.release(math.Inf(1))
+		if _, err := p.release(ctx, math.Inf(1)); err != nil {
+			return candidates{}, err
+		}
 		if p.full() || p.seen < dry.Limit || dry.Limit >= recall.MaxFillHits {
+			p.c.rendered = len(texts)
 			return p.c, nil
 		}
 		dry.Limit = moreHits(dry.Limit, len(p.c.hits), p.c.used, room)
@@ -399,6 +404,11 @@ type packer struct {
 	pending *pendingBatch
 	stopped bool
 	batches int
+	// around is what the recall read of its hits' iterations; deferred
+	// holds the hits left unrendered until due (filldefer.go), with the
+	// least each can cost.
+	around   *recall.Around
+	deferred map[[2]int]int
 }
 
 // maxFillBatch bounds the hits a fill renders at once (packer.batch). A
@@ -413,6 +423,12 @@ type waiting struct {
 	h    recall.Recall
 	rt   recallRender
 	cost int
+	// A hit not rendered yet (later) waits at the due of the least it
+	// can cost; rank is its place among the hits offered, first whether
+	// it was offered before any hit was taken.
+	later bool
+	rank  int
+	first bool
 }
 
 // A hit past the focus that costs more than longHit times the typical hit
@@ -442,7 +458,7 @@ func (p *packer) offer(ctx context.Context, h recall.Recall) (bool, error) {
 	if p.e.fillInTurn {
 		return p.drain(ctx)
 	}
-	if more, err := p.settle(); err != nil || !more {
+	if more, err := p.settle(ctx); err != nil || !more {
 		return more, err
 	}
 	p.render(ctx)
@@ -465,7 +481,7 @@ func (p *packer) batch() int {
 func (p *packer) drain(ctx context.Context) (bool, error) {
 	queue := p.queue
 	p.queue = nil
-	if ranges := p.unrendered(queue); len(ranges) > 0 {
+	if ranges := p.unrendered(p.deferLong(queue)); len(ranges) > 0 {
 		rts, err := p.e.recallTexts(ctx, p.run, ranges, true, false, true)
 		if err != nil {
 			return false, err
@@ -474,24 +490,36 @@ func (p *packer) drain(ctx context.Context) (bool, error) {
 			p.texts[k] = rts[i]
 		}
 	}
-	return p.takeAll(queue), nil
+	return p.takeAll(ctx, queue)
 }
 
 // takeAll takes hits in turn, rendered already (texts), until the room is
 // full, and reports whether to take more.
-func (p *packer) takeAll(hits []recall.Recall) bool {
+func (p *packer) takeAll(ctx context.Context, hits []recall.Recall) (bool, error) {
 	for _, h := range hits {
-		if !p.take(h, p.texts[[2]int{h.First, h.Last}]) {
+		k := [2]int{h.First, h.Last}
+		rt, ok := p.texts[k]
+		var more bool
+		var err error
+		if lb, later := p.deferred[k]; later && !ok {
+			more, err = p.wait(ctx, h, lb)
+		} else {
+			more, err = p.take(ctx, h, rt)
+		}
+		if err != nil {
+			return false, err
+		}
+		if !more {
 			p.stopped = true
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // take takes hit h, rendered as rt, if it fits, and the long hits due
 // before it, and reports whether to take more.
-func (p *packer) take(h recall.Recall, rt recallRender) bool {
+func (p *packer) take(ctx context.Context, h recall.Recall, rt recallRender) (bool, error) {
 	i := p.seen
 	p.seen++
 	cost := hitCost(p.e.Tokenizer, h, rt, len(p.c.hits) == 0)
@@ -499,16 +527,20 @@ func (p *packer) take(h recall.Recall, rt recallRender) bool {
 		p.early = append(p.early, cost)
 	}
 	if typ := median(p.early); i >= p.focus && cost > longHit*typ {
-		w := waiting{due: float64(i+1) * float64(cost) / float64(typ), h: h, rt: rt, cost: cost}
-		at, _ := slices.BinarySearchFunc(p.waiting, w.due, func(a waiting, due float64) int { return cmp.Compare(a.due, due) })
-		p.waiting = slices.Insert(p.waiting, at, w)
-		return p.release(float64(i + 1))
+		p.insert(waiting{due: float64(i+1) * float64(cost) / float64(typ), h: h, rt: rt, cost: cost})
+		return p.release(ctx, float64(i+1))
 	}
-	if !p.release(float64(i + 1)) {
-		return false
+	if more, err := p.release(ctx, float64(i+1)); err != nil || !more {
+		return false, err
 	}
 	p.consider(h, rt, cost, i >= p.focus)
-	return !p.full()
+	return !p.full(), nil
+}
+
+// insert puts w among the waiting hits, before those due no sooner.
+func (p *packer) insert(w waiting) {
+	at, _ := slices.BinarySearchFunc(p.waiting, w.due, func(a waiting, due float64) int { return cmp.Compare(a.due, due) })
+	p.waiting = slices.Insert(p.waiting, at, w)
 }
 
 // hitCost is what hit h, rendered as rt, takes of a fill's room: its text
@@ -534,14 +566,22 @@ func hitCost(tok scoring.Tokenizer, h recall.Recall, rt recallRender, first bool
 }
 
 // release considers the waiting hits due before rank (all of them with
-// math.Inf(1)), and reports whether to offer more.
-func (p *packer) release(rank float64) bool {
+// math.Inf(1)), and reports whether to offer more. A hit not rendered yet
+// is rendered when the least it can cost makes it due (renderDue), and
+// waits again at the due of what it costs.
+func (p *packer) release(ctx context.Context, rank float64) (bool, error) {
 	for len(p.waiting) > 0 && p.waiting[0].due < rank && !p.full() {
+		if p.waiting[0].later {
+			if err := p.renderDue(ctx, rank); err != nil {
+				return false, err
+			}
+			continue
+		}
 		w := p.waiting[0]
 		p.waiting = p.waiting[1:]
 		p.consider(w.h, w.rt, w.cost, true)
 	}
-	return !p.full()
+	return !p.full(), nil
 }
 
 // consider takes hit h if it fits; past the focus (bounded), only if it

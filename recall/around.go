@@ -158,3 +158,10 @@ func (a *Around) inFull(first, last int) int {
 	}
 	return full
 }
+
+// Tokens reports what the notes say iteration n takes in full (L0), and
+// whether its note was read and says so.
+func (a *Around) Tokens(n int) (int, bool) {
+	v, ok := a.noted[n]
+	return v.Tokens, ok && v.Tokens > 0
+}

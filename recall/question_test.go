@@ -10,6 +10,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/pgtest"
+	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/window"
@@ -19,20 +20,7 @@ import (
 // iteration i+1), a minute apart.
 func conversation(t *testing.T, run, task string, lines []string) []journal.Event {
 	t.Helper()
-	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	var events []journal.Event
-	add := func(typ string, payload any) {
-		raw, err := json.Marshal(payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, journal.Event{Seq: int64(len(events) + 1), Timestamp: at.Add(time.Duration(len(events)) * time.Minute), Type: typ, Payload: raw})
-	}
-	add(journal.TypeRunStart, journal.RunStartPayload{RunID: run, Task: task})
-	for _, l := range lines {
-		add(journal.TypeThought, journal.ThoughtPayload{Content: l})
-	}
-	return events
+	return testrun.Conversation(t, run, task, lines)
 }
 
 // dialogue opens an engine over a conversation of lines, with the recall
