@@ -16,7 +16,8 @@ import (
 // rendered only when that comes (renderDue), then waits again at the due
 // of what it costs. A due reckoned from less than the cost is never later
 // than the true one, so the hits are considered in the order, and with
-// the costs, they would have been had all been rendered first.
+// the costs, they would have been had all been rendered first, as long as
+// the least cost is no more than the cost (leastCost says when it may be).
 
 // deferLong returns the hits of queue to render now, and marks in
 // p.deferred those that will wait unrendered, with the least each costs.
