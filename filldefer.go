@@ -22,7 +22,8 @@ import (
 // deferLong returns the hits of queue to render now, and marks in
 // p.deferred those that will wait unrendered, with the least each costs.
 // The queue's hits are ranked from p.seen on. Only hits past the focus and
-// the typical hits wait, once those have set the typical cost.
+// the typical hits wait, once those have set the typical cost, and only
+// those not rendered yet.
 func (p *packer) deferLong(queue []recall.Recall) []recall.Recall {
 	typ := median(p.early)
 	if p.e.fillRenderAll || p.around == nil || len(p.early) < typicalHits || typ <= 0 {
@@ -30,7 +31,9 @@ func (p *packer) deferLong(queue []recall.Recall) []recall.Recall {
 	}
 	now := queue[:0:0]
 	for j, h := range queue {
-		if rank := p.seen + j; rank >= max(p.focus, typicalHits) {
+		// A hit an earlier round rendered is taken as rendered.
+		_, rendered := p.texts[[2]int{h.First, h.Last}]
+		if rank := p.seen + j; !rendered && rank >= max(p.focus, typicalHits) {
 			if lb := p.leastCost(h); lb > longHit*typ {
 				if p.deferred == nil {
 					p.deferred = map[[2]int]int{}

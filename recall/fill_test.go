@@ -79,7 +79,7 @@ func TestFocusedWindowShowsTheTurnsTheQuestionMatched(t *testing.T) {
 	}
 	lines[345] = "Turn 346: the tide turned."
 	// Turn 346 is the step after the question.
-	events := conversation(t, testrun.RunID, "Talk about the harbour", lines)
+	events := testrun.Conversation(t, testrun.RunID, "Talk about the harbour", lines)
 	next := events[len(events)-1:]
 	events = events[:len(events)-1]
 	eng := testrun.Feed(t, events, budget, 1000)
@@ -187,7 +187,7 @@ func TestRecalledTurnsShowOneLineEach(t *testing.T) {
 	t.Parallel()
 	const budget = 3000
 	lines := harbour(300, 7)
-	eng := testrun.Feed(t, conversation(t, testrun.RunID, "Talk about the harbour", lines), budget, 1000)
+	eng := testrun.Feed(t, testrun.Conversation(t, testrun.RunID, "Talk about the harbour", lines), budget, 1000)
 	_, _, hits := fillRecall(t, eng, "lighthouse keeper lamp check")
 	got, cx := retrievedText(t, eng)
 	if n := eng.Tokenizer.Count(cx.Markdown()); n > budget {

@@ -20,7 +20,7 @@ import (
 func TestAFillTakesWhatItsRoomHolds(t *testing.T) {
 	t.Parallel()
 	const budget = 16000
-	eng := testrun.Feed(t, conversation(t, testrun.RunID, "Talk about the harbour", harbour(700, 2)), budget, 1000)
+	eng := testrun.Feed(t, testrun.Conversation(t, testrun.RunID, "Talk about the harbour", harbour(700, 2)), budget, 1000)
 	_, _, hits := fillRecall(t, eng, "lighthouse keeper lamp check")
 	if most := recall.DefaultConfig().MaxHits; len(hits) <= most {
 		t.Fatalf("the recall took %d hits, no more than max_hits (%d): its room holds more", len(hits), most)
@@ -93,7 +93,7 @@ func harbour(n, every int) []string {
 func TestTheStepAfterALargeFillKeepsItsBestHits(t *testing.T) {
 	t.Parallel()
 	lines := harbour(701, 2)
-	events := conversation(t, testrun.RunID, "Talk about the harbour", lines)
+	events := testrun.Conversation(t, testrun.RunID, "Talk about the harbour", lines)
 	next := events[len(events)-1:]
 	eng := testrun.Feed(t, events[:len(events)-1], 16000, 1000)
 	_, _, hits := fillRecall(t, eng, "lighthouse keeper lamp check")

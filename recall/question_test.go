@@ -16,18 +16,11 @@ import (
 	"github.com/delta-memory/delta-memory/window"
 )
 
-// conversation is a run's journal of one thought per line (line i is
-// iteration i+1), a minute apart.
-func conversation(t *testing.T, run, task string, lines []string) []journal.Event {
-	t.Helper()
-	return testrun.Conversation(t, run, task, lines)
-}
-
 // dialogue opens an engine over a conversation of lines, with the recall
 // settings tune makes, brought up to date under budget.
 func dialogue(t *testing.T, lines []string, budget int, tune func(*recall.Config)) (*memory.Engine, journal.Run) {
 	t.Helper()
-	return dialogueOf(t, conversation(t, "talk", "A conversation", lines), budget, tune)
+	return dialogueOf(t, testrun.Conversation(t, "talk", "A conversation", lines), budget, tune)
 }
 
 // dialogueOf opens an engine over the journal events of run "talk", with
