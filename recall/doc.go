@@ -22,5 +22,6 @@
 //
 // SQLite is the truth. The index keeps its position per run in SQLite and
 // is caught up on use, so a crash between a commit and the indexing that
-// follows loses nothing. A missing or corrupt index is rebuilt.
+// follows loses nothing. A missing or corrupt index is rebuilt, and so is
+// one another database wrote (its generation is not the one SQLite keeps).
 package recall

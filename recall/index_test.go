@@ -22,6 +22,13 @@ func reopen(t *testing.T, eng *memory.Engine) (*memory.Engine, *[]string) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return openWarned(t, path)
+}
+
+// openWarned opens the database at path, collecting warnings; the test
+// closes it.
+func openWarned(t *testing.T, path string) (*memory.Engine, *[]string) {
+	t.Helper()
 	var mu sync.Mutex
 	var warnings []string
 	e2, err := memory.Open(context.Background(), memory.Config{DBPath: path, Budget: 8000, Warn: func(s string) {

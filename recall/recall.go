@@ -439,7 +439,23 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 		return nil, "", err
 	}
 	if stored != ix.generation {
-		if note == "" && stored != "" {
+		held, err := ix.bi.DocCount()
+		if err != nil {
+			ix.close()
+			return nil, "", fmt.Errorf("read recall index %s: %w", r.dir, err)
+		}
+		switch {
+		case held > 0:
+			// Another database's index, or this one's before the
+			// database was replaced: its documents describe iterations
+			// and blocks this database may not have, and would come back
+			// as hits. Indexing again from the start overwrites only the
+			// documents both have, so the index is made anew.
+			if ix, err = r.renew(ix); err != nil {
+				return nil, "", err
+			}
+			note = fmt.Sprintf("recall index %s holds %d documents this database did not write (the index of another database, or of this one before it was replaced); rebuilt it from the database", r.dir, held)
+		case note == "" && stored != "":
 			note = fmt.Sprintf("recall index %s is not the one this database last wrote (lost or replaced); refilling it from the database", r.dir)
 		}
 		if err := r.store.adopt(ctx, r.ixRun, worker, ix.generation); err != nil {
@@ -448,6 +464,18 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 		}
 	}
 	return ix, note, nil
+}
+
+// renew closes ix, removes its directory and creates an empty index with
+// a new generation in its place.
+func (r *Recaller) renew(ix *index) (*index, error) {
+	if err := ix.close(); err != nil {
+		return nil, fmt.Errorf("close recall index %s: %w", r.dir, err)
+	}
+	if err := os.RemoveAll(r.dir); err != nil {
+		return nil, fmt.Errorf("remove recall index %s: %w", r.dir, err)
+	}
+	return createIndex(r.dir)
 }
 
 // Reindex rebuilds the index from scratch and indexes runs. progress, if

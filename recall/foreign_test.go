@@ -1,0 +1,108 @@
+package recall_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/delta-memory/delta-memory/internal/testrun"
+	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
+)
+
+// TestAnotherDatabasesIndexIsRebuilt leaves the index of one database
+// beside another at the same path: the first removed and a new one made
+// there (the user starting over with rm memory.db), or the first replaced
+// by a copy of another. The old index holds a run of the same id, longer,
+// with a fact at iteration 250 that the new database never saw. Indexing
+// the new run again from the start overwrites iterations 1 to 200 only, so
+// a recall of the fact found the old document, and blocks the new run does
+// not have. The index must be made anew, with a warning.
+func TestAnotherDatabasesIndexIsRebuilt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// replace puts the new database at path, where the old one was,
+		// and returns the warnings of the engines it opened there.
+		replace func(t *testing.T, path string) []string
+	}{
+		{"removed and made anew", func(t *testing.T, path string) []string {
+			eng, warnings := openWarned(t, path)
+			testrun.FeedMore(t, eng, newRun(t), 4000)
+			if err := eng.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return *warnings
+		}},
+		{"replaced by a copy", func(t *testing.T, path string) []string {
+			other := testrun.Feed(t, newRun(t), 8000, 4000)
+			src := other.Path()
+			// Close checkpoints the WAL: the copy is the one file.
+			if err := other.Close(); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			old := testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+			eng := testrun.Feed(t, old, 8000, 4000)
+			path, dir := eng.Path(), eng.Recall.IndexPath()
+			if err := eng.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+			}
+			if _, err := os.Stat(dir); err != nil {
+				t.Fatalf("the old index is gone before the test: %v", err)
+			}
+			made := tc.replace(t, path)
+
+			e2, opened := openWarned(t, path)
+			run, err := e2.Journal.Run(ctx, testrun.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Iterations != 200 {
+				t.Fatalf("the new database holds %d iterations, want 200", run.Iterations)
+			}
+			hits, err := e2.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: 5, DryRun: true})
+			if err != nil {
+				t.Fatalf("a recall over the rebuilt index: %v", err)
+			}
+			for _, h := range hits {
+				if h.Iterations[1] > run.Iterations || strings.Contains(h.Content, "METRICS_PORT=9464") {
+					t.Fatalf("a hit from the other database's index: %+v", h)
+				}
+			}
+			warnings := append(made, *opened...)
+			if len(warnings) != 1 || !strings.Contains(warnings[0], "did not write") {
+				t.Fatalf("want one warning that the index was another database's, got %q", warnings)
+			}
+			// The rebuilt index is this database's: a later open says nothing.
+			_, again := reopen(t, e2)
+			if len(*again) != 0 {
+				t.Fatalf("the rebuilt index was not adopted: %q", *again)
+			}
+		})
+	}
+}
+
+// newRun is a run of the test run's id that shares nothing with the
+// planted one past its first 200 iterations: another seed, and shorter.
+func newRun(t *testing.T) []journal.Event {
+	return testrun.Planted(t, testrun.Options{Iterations: 200, Seed: 5}, nil)
+}
