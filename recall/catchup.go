@@ -91,6 +91,27 @@ func (r *Recaller) catchUp(ctx context.Context, run journal.Run, progress func(d
 		ok = false
 	}
 	if ok {
+		ahead, err := r.aheadOfDatabase(ctx, run, own)
+		if err != nil {
+			return 0, err
+		}
+		if ahead {
+			// The database was put back to an older copy beside the
+			// index: the index holds iterations or blocks it no longer
+			// has, which would come back as hits. Index the run again
+			// from the start.
+			if r.Warn != nil {
+				r.Warn(fmt.Sprintf("recall index %s holds run %s up to iteration %d, past the database's %d (the database was put back to an older copy?); indexing the run again",
+					r.dir, run.ID, own.iter, run.Iterations))
+			}
+			if ix, err = r.restart(ctx, ix, run.ID); err != nil {
+				return 0, err
+			}
+			st.IndexedIter, st.IndexedSeq, st.IndexedBlock = 0, 0, 0
+			ok = false
+		}
+	}
+	if ok {
 		stored := st
 		if st.behindOf(own) && r.Warn != nil {
 			r.Warn(fmt.Sprintf("recall index %s holds run %s up to iteration %d and block %d, not %d and %d as the database says (it lost its last writes); catching it up",
@@ -405,4 +426,39 @@ func (r *Recaller) Forget(ctx context.Context, run string) error {
 		return err
 	}
 	return ix.dropRun(ctx, run)
+}
+
+// aheadOfDatabase reports whether the index's own position for run, own,
+// is past anything the database holds of the run: an iteration past its
+// newest, or a block it never wrote (blocks are never deleted, so the
+// database has the block the index recorded last unless it was put back
+// to a copy older than that block). After a crash between the index's
+// write and the database's record of it, the index is ahead of the
+// recorded position but not of the run, and that is not this.
+func (r *Recaller) aheadOfDatabase(ctx context.Context, run journal.Run, own position) (bool, error) {
+	if own.iter > run.Iterations {
+		return true, nil
+	}
+	if own.block == 0 || r.folds == nil {
+		return false, nil
+	}
+	bs, _, err := r.folds.BlocksAfter(ctx, run.ID, own.block-1, 1)
+	return len(bs) == 0, err
+}
+
+// restart forgets what the index and the database hold of run's indexing,
+// so that the next catch-up starts from its first iteration, and returns
+// the index to write to: the database's record first, so that a failure
+// half way leaves the index no further than the database says.
+func (r *Recaller) restart(ctx context.Context, ix *index, run string) (*index, error) {
+	if r.perRun {
+		if err := r.Forget(ctx, run); err != nil {
+			return nil, err
+		}
+		return r.index(ctx, run)
+	}
+	if err := r.store.forgetPosition(ctx, run, r.workerOf(run)); err != nil {
+		return nil, err
+	}
+	return ix, ix.dropRun(ctx, run)
 }

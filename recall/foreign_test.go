@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
@@ -105,4 +106,106 @@ func TestAnotherDatabasesIndexIsRebuilt(t *testing.T) {
 // planted one past its first 200 iterations: another seed, and shorter.
 func newRun(t *testing.T) []journal.Event {
 	return testrun.Planted(t, testrun.Options{Iterations: 200, Seed: 5}, nil)
+}
+
+// TestADatabasePutBackToAnOlderCopyIsIndexedAgain backs the database up at
+// iteration 200, goes on to 300 (a fact at 250), and puts the backup back
+// beside the index: the same generation, so the index passes for this
+// database's, but it holds iterations 201 to 300. A recall must not find
+// them, and once the run goes on again the fact is found where it is.
+func TestADatabasePutBackToAnOlderCopyIsIndexedAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	events := testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+	head := testrun.UpTo(events, 200)
+	eng := testrun.Feed(t, head, 8000, 4000)
+	path := eng.Path()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	backup, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, _ = openWarned(t, path)
+	testrun.FeedMore(t, eng, events[len(head):], 4000)
+	findsMetrics(t, eng)
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path, backup, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	e2, warnings := openWarned(t, path)
+	run, err := e2.Journal.Run(ctx, testrun.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e2.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: 5, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Iterations[1] > run.Iterations || strings.Contains(h.Content, "METRICS_PORT=9464") {
+			t.Fatalf("a hit the database put back does not hold (run of %d iterations): %+v", run.Iterations, h)
+		}
+	}
+	if len(*warnings) != 1 || !strings.Contains((*warnings)[0], "older copy") {
+		t.Fatalf("want one warning that the database is older than the index, got %q", *warnings)
+	}
+	testrun.FeedMore(t, e2, events[len(head):], 4000)
+	findsMetrics(t, e2)
+}
+
+// TestAnIndexAheadOfTheRecordedPositionIsKept lowers the position the
+// database records, as a crash between the index's write and that record
+// leaves it: the index holds no more than the run, so it is caught up from
+// the record, not rebuilt, and says nothing.
+func TestAnIndexAheadOfTheRecordedPositionIsKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng := testrun.Feed(t, testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{plantMetrics}), 8000, 4000)
+	path := eng.Path()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqldb.Open(ctx, path, sqldb.Options{OneConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Write.ExecContext(ctx, `UPDATE index_positions SET indexed_iter = 100, indexed_block = 0 WHERE run_id = ?`, testrun.RunID)
+	if n, _ := res.RowsAffected(); err != nil || n != 1 {
+		t.Fatalf("lower the recorded position: %d rows, %v", n, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e2, warnings := openWarned(t, path)
+	run, err := e2.Journal.Run(ctx, testrun.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := e2.Recall.CatchUp(ctx, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := e2.Fold.AllBlocks(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Iterations 101 to 300, and every block (the record lost them too);
+	// a rebuild would write iterations 1 to 100 as well.
+	if want := 200 + len(blocks); written != want {
+		t.Fatalf("the catch-up wrote %d documents, want %d: iterations 101 to 300 and %d blocks", written, want, len(blocks))
+	}
+	findsMetrics(t, e2)
+	if len(*warnings) != 0 {
+		t.Fatalf("an index ahead of the record only is not worth a warning: %q", *warnings)
+	}
 }

@@ -140,6 +140,13 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		if len(picked) == q.Limit {
 			break
 		}
+		if h.First > run.Iterations {
+			// Past the run as the caller read it: written since, or a
+			// document the database never had (catchUp rebuilds such an
+			// index, but a step that is not due to catch up reads it).
+			continue
+		}
+		h.Last = min(h.Last, max(run.Iterations, h.First))
 		focus := !q.Fill || len(picked) < focusN
 		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || holdsIteration(hits, h)) {
 			continue

@@ -153,6 +153,15 @@ func (s *store) forget(ctx context.Context, run, worker string) error {
 	})
 }
 
+// forgetPosition drops the position the database records for worker's
+// index of run, so that the run is indexed again from the start.
+func (s *store) forgetPosition(ctx context.Context, run, worker string) error {
+	return s.update(ctx, run, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ? AND run_id = ?`, worker, run)
+		return err
+	})
+}
+
 // state returns a run's positions in worker's index; a run never seen has
 // zeros.
 func (s *store) state(ctx context.Context, q sqlx.QueryerContext, worker, run string) (state, error) {
