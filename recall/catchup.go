@@ -91,7 +91,7 @@ func (r *Recaller) catchUp(ctx context.Context, run journal.Run, progress func(d
 		ok = false
 	}
 	if ok {
-		ahead, err := r.aheadOfDatabase(ctx, run, own)
+		ahead, newest, err := r.aheadOfDatabase(ctx, run, st, own)
 		if err != nil {
 			return 0, err
 		}
@@ -101,8 +101,8 @@ func (r *Recaller) catchUp(ctx context.Context, run journal.Run, progress func(d
 			// has, which would come back as hits. Index the run again
 			// from the start.
 			if r.Warn != nil {
-				r.Warn(fmt.Sprintf("recall index %s holds run %s up to iteration %d, past the database's %d (the database was put back to an older copy?); indexing the run again",
-					r.dir, run.ID, own.iter, run.Iterations))
+				r.Warn(fmt.Sprintf("recall index %s holds run %s up to iteration %d and block %d, which the database (%d iterations) does not have: was it put back to an older copy? Indexing the run again",
+					r.dir, run.ID, own.iter, own.block, newest))
 			}
 			if ix, err = r.restart(ctx, ix, run.ID); err != nil {
 				return 0, err
@@ -429,27 +429,43 @@ func (r *Recaller) Forget(ctx context.Context, run string) error {
 }
 
 // aheadOfDatabase reports whether the index's own position for run, own,
-// is past anything the database holds of the run: an iteration past its
-// newest, or a block it never wrote (blocks are never deleted, so the
-// database has the block the index recorded last unless it was put back
-// to a copy older than that block). After a crash between the index's
-// write and the database's record of it, the index is ahead of the
-// recorded position but not of the run, and that is not this.
-func (r *Recaller) aheadOfDatabase(ctx context.Context, run journal.Run, own position) (bool, error) {
-	if own.iter > run.Iterations {
-		return true, nil
+// is past anything the database holds of the run, and the run's newest
+// iteration as the database has it. Only a position past the one the
+// database records (st) is looked at: as a crash between the index's
+// write and that record leaves it, or a database put back to an older
+// copy beside its index. After a crash the index is ahead of the record
+// but not of the run, and that is not this; after a restore it may hold
+// iterations past the run's newest, or blocks the database never wrote.
+// The run is read again for its newest iteration: the caller's copy may
+// be older than what another process appended and indexed since, while
+// the index, open here, cannot move. Block row ids go on from the
+// highest one, so a restored database that folded past the index's last
+// block again before this check passes it, and the old blocks it did not
+// make again stay in the index until delta memory reindex.
+func (r *Recaller) aheadOfDatabase(ctx context.Context, run journal.Run, st state, own position) (bool, int, error) {
+	newest := run.Iterations
+	if own.iter > st.IndexedIter && own.iter > newest {
+		fresh, err := r.journal.Run(ctx, run.ID)
+		if err != nil {
+			return false, 0, err
+		}
+		if newest = fresh.Iterations; own.iter > newest {
+			return true, newest, nil
+		}
 	}
-	if own.block == 0 || r.folds == nil {
-		return false, nil
+	if own.block <= st.IndexedBlock || r.folds == nil {
+		return false, newest, nil
 	}
 	bs, _, err := r.folds.BlocksAfter(ctx, run.ID, own.block-1, 1)
-	return len(bs) == 0, err
+	return err == nil && len(bs) == 0, newest, err
 }
 
 // restart forgets what the index and the database hold of run's indexing,
 // so that the next catch-up starts from its first iteration, and returns
-// the index to write to: the database's record first, so that a failure
-// half way leaves the index no further than the database says.
+// the index to write to. With an index shared by runs, the database's
+// record goes first and the index's own position last (dropRun), so that
+// a failure half way is met again at the next catch-up; an index of its
+// own goes whole (Forget).
 func (r *Recaller) restart(ctx context.Context, ix *index, run string) (*index, error) {
 	if r.perRun {
 		if err := r.Forget(ctx, run); err != nil {

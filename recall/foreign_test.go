@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/internal/testrun"
 	"github.com/delta-memory/delta-memory/journal"
@@ -143,9 +146,25 @@ func TestADatabasePutBackToAnOlderCopyIsIndexedAgain(t *testing.T) {
 	}
 
 	e2, warnings := openWarned(t, path)
-	run, err := e2.Journal.Run(ctx, testrun.RunID)
-	if err != nil {
+	run, written, blocks := caughtUp(t, e2)
+	if want := 200 + blocks; written != want {
+		t.Fatalf("the catch-up wrote %d documents, want the whole run again: 200 iterations and %d blocks", written, blocks)
+	}
+	// Nothing of iterations 201 to 300 is left: the index holds what a
+	// reindex of the restored database makes.
+	dir := e2.Recall.IndexPath()
+	if err := e2.Recall.Close(); err != nil {
 		t.Fatal(err)
+	}
+	held := indexDocs(t, dir)
+	if err := e2.Reindex(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Recall.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt := indexDocs(t, dir); held != rebuilt {
+		t.Fatalf("the index holds %d documents after the catch-up, %d once rebuilt: the restored run's were not dropped", held, rebuilt)
 	}
 	hits, err := e2.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: 5, DryRun: true})
 	if err != nil {
@@ -187,25 +206,85 @@ func TestAnIndexAheadOfTheRecordedPositionIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	e2, warnings := openWarned(t, path)
-	run, err := e2.Journal.Run(ctx, testrun.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	written, err := e2.Recall.CatchUp(ctx, run, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks, err := e2.Fold.AllBlocks(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, written, blocks := caughtUp(t, e2)
 	// Iterations 101 to 300, and every block (the record lost them too);
 	// a rebuild would write iterations 1 to 100 as well.
-	if want := 200 + len(blocks); written != want {
-		t.Fatalf("the catch-up wrote %d documents, want %d: iterations 101 to 300 and %d blocks", written, want, len(blocks))
+	if want := 200 + blocks; written != want {
+		t.Fatalf("the catch-up wrote %d documents, want %d: iterations 101 to 300 and %d blocks", written, want, blocks)
 	}
 	findsMetrics(t, e2)
 	if len(*warnings) != 0 {
 		t.Fatalf("an index ahead of the record only is not worth a warning: %q", *warnings)
 	}
+}
+
+// TestARecallOverAnOlderReadOfTheRunKeepsTheIndex reads the run at
+// iteration 200, then lets the run go on to 300 and be indexed (another
+// process's sync, between a retrieve's read of the run and its search).
+// The index is then ahead of the caller's copy of the run but not of the
+// database: it is kept, with no warning, and the recall stays within the
+// run it was given.
+func TestARecallOverAnOlderReadOfTheRunKeepsTheIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	events := testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+	head := testrun.UpTo(events, 200)
+	eng := testrun.Feed(t, head, 8000, 4000)
+	e2, warnings := reopen(t, eng)
+	old, err := e2.Journal.Run(ctx, testrun.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testrun.FeedMore(t, e2, events[len(head):], 4000)
+	if written, err := e2.Recall.CatchUp(ctx, old, nil); err != nil || written != 0 {
+		t.Fatalf("a catch-up over the older read wrote %d documents (%v), want none: the index holds the run", written, err)
+	}
+	hits, err := e2.Retrieve(ctx, old, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: 5, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Iterations[0] > old.Iterations || h.Iterations[1] > old.Iterations {
+			t.Fatalf("a hit past the run as read (%d iterations): %+v", old.Iterations, h)
+		}
+	}
+	if len(*warnings) != 0 {
+		t.Fatalf("an index ahead of an older read of the run is not worth a warning: %q", *warnings)
+	}
+	findsMetrics(t, e2)
+}
+
+// indexDocs counts the documents of the closed index at dir.
+func indexDocs(t *testing.T, dir string) uint64 {
+	t.Helper()
+	bi, err := bleve.OpenUsing(dir, map[string]any{"read_only": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bi.Close()
+	n, err := bi.DocCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// caughtUp catches eng's index up with the test run, and returns the run,
+// the documents the catch-up wrote and the run's blocks.
+func caughtUp(t *testing.T, eng *memory.Engine) (journal.Run, int, int) {
+	t.Helper()
+	ctx := context.Background()
+	run, err := eng.Journal.Run(ctx, testrun.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := eng.Recall.CatchUp(ctx, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := eng.Fold.AllBlocks(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, written, len(blocks)
 }

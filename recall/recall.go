@@ -470,10 +470,10 @@ func (r *Recaller) open(ctx context.Context) (*index, string, error) {
 // a new generation in its place.
 func (r *Recaller) renew(ix *index) (*index, error) {
 	if err := ix.close(); err != nil {
-		return nil, fmt.Errorf("close recall index %s: %w", r.dir, err)
+		return nil, fmt.Errorf("close recall index %s to rebuild it: %w (remove it by hand, or run delta memory reindex)", r.dir, err)
 	}
 	if err := os.RemoveAll(r.dir); err != nil {
-		return nil, fmt.Errorf("remove recall index %s: %w", r.dir, err)
+		return nil, fmt.Errorf("recall index %s holds another database's documents and could not be removed: %w (remove it by hand, or run delta memory reindex)", r.dir, err)
 	}
 	return createIndex(r.dir)
 }
@@ -492,8 +492,15 @@ func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress fun
 			}
 		}
 		r.ixRun, r.dir = "", r.base
-	} else if err := os.RemoveAll(r.dir); err != nil {
-		return fmt.Errorf("remove %s: %w", r.dir, err)
+	} else {
+		// Removed on purpose: the next open makes a new index without
+		// warning that this one was lost.
+		if err := r.store.forgetIndex(ctx, r.ixRun, r.workerOf(r.ixRun)); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(r.dir); err != nil {
+			return fmt.Errorf("remove %s: %w", r.dir, err)
+		}
 	}
 	total, done := 0, 0
 	for _, run := range runs {

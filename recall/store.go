@@ -153,6 +153,19 @@ func (s *store) forget(ctx context.Context, run, worker string) error {
 	})
 }
 
+// forgetIndex drops what the database says of worker's index: its
+// generation and its position in every run, as when the index is removed
+// on purpose. run is the run the index holds ("" for any), for the lock.
+func (s *store) forgetIndex(ctx context.Context, run, worker string) error {
+	return s.update(ctx, run, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_meta WHERE key = ?`, metaGenerationKey(worker)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ?`, worker)
+		return err
+	})
+}
+
 // forgetPosition drops the position the database records for worker's
 // index of run, so that the run is indexed again from the start.
 func (s *store) forgetPosition(ctx context.Context, run, worker string) error {
