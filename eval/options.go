@@ -23,8 +23,8 @@ type Options struct {
 	Engine memory.Config
 	// Dir, when set, keeps each run's database there for inspection: a
 	// LoCoMo conversation folded, before any question (each is asked on a
-	// copy), a LongMemEval haystack with its question asked. Empty means a
-	// temporary directory, removed at the end.
+	// copy), a LongMemEval haystack with its question asked. It must be
+	// empty or new. Empty means a temporary directory, removed at the end.
 	Dir string
 	// CrossValidate also evaluates every candidate setting (Candidates)
 	// on each part of the data and reports each part with the one that
@@ -56,6 +56,16 @@ func (o *Options) workDir() (string, func(), error) {
 	if o.Dir != "" {
 		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 			return "", nil, fmt.Errorf("eval directory: %w", err)
+		}
+		// An earlier eval's databases would be opened as they are: their
+		// runs already imported and folded under that eval's budget and
+		// settings, so this one's figures would be theirs.
+		entries, err := os.ReadDir(o.Dir)
+		if err != nil {
+			return "", nil, fmt.Errorf("eval directory: %w", err)
+		}
+		if len(entries) > 0 {
+			return "", nil, fmt.Errorf("eval directory %s is not empty (it holds %s): an earlier eval's databases there would be used as they are; remove it, or keep this eval's in a new directory", o.Dir, entries[0].Name())
 		}
 		return o.Dir, func() {}, nil
 	}

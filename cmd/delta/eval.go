@@ -43,7 +43,7 @@ Examples:
 func evalFlags(what, cv string) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "evaluate the first N " + what + " only (default: all)"},
-		&cli.StringFlag{Name: "keep", Usage: "keep the eval's databases in DIR, for inspection (default: a temporary directory, removed)"},
+		&cli.StringFlag{Name: "keep", Usage: "keep the eval's databases in DIR, new or empty, for inspection (default: a temporary directory, removed)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		&cli.BoolFlag{Name: "cv", Usage: cv},
 	}
