@@ -59,17 +59,13 @@ func TestAnotherDatabasesIndexIsRebuilt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			old := testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+			old := metricsAt250(t)
 			eng := testrun.Feed(t, old, 8000, 4000)
 			path, dir := eng.Path(), eng.Recall.IndexPath()
 			if err := eng.Close(); err != nil {
 				t.Fatal(err)
 			}
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
-					t.Fatal(err)
-				}
-			}
+			removeFiles(t, path, "", "-wal", "-shm")
 			if _, err := os.Stat(dir); err != nil {
 				t.Fatalf("the old index is gone before the test: %v", err)
 			}
@@ -83,19 +79,14 @@ func TestAnotherDatabasesIndexIsRebuilt(t *testing.T) {
 			if run.Iterations != 200 {
 				t.Fatalf("the new database holds %d iterations, want 200", run.Iterations)
 			}
-			hits, err := e2.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: 5, DryRun: true})
-			if err != nil {
-				t.Fatalf("a recall over the rebuilt index: %v", err)
-			}
-			for _, h := range hits {
-				if h.Iterations[1] > run.Iterations || strings.Contains(h.Content, "METRICS_PORT=9464") {
-					t.Fatalf("a hit from the other database's index: %+v", h)
-				}
+			if _, err := e2.Recall.CatchUp(ctx, run, nil); err != nil {
+				t.Fatal(err)
 			}
 			warnings := append(made, *opened...)
 			if len(warnings) != 1 || !strings.Contains(warnings[0], "did not write") {
 				t.Fatalf("want one warning that the index was another database's, got %q", warnings)
 			}
+			holdsWhatAReindexMakes(t, e2)
 			// The rebuilt index is this database's: a later open says nothing.
 			_, again := reopen(t, e2)
 			if len(*again) != 0 {
@@ -114,12 +105,12 @@ func newRun(t *testing.T) []journal.Event {
 // TestADatabasePutBackToAnOlderCopyIsIndexedAgain backs the database up at
 // iteration 200, goes on to 300 (a fact at 250), and puts the backup back
 // beside the index: the same generation, so the index passes for this
-// database's, but it holds iterations 201 to 300. A recall must not find
-// them, and once the run goes on again the fact is found where it is.
+// database's, but it holds iterations 201 to 300. The catch-up must index
+// the run again from the start and leave nothing of them, and once the run
+// goes on again the fact is found where it is.
 func TestADatabasePutBackToAnOlderCopyIsIndexedAgain(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	events := testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+	events := metricsAt250(t)
 	head := testrun.UpTo(events, 200)
 	eng := testrun.Feed(t, head, 8000, 4000)
 	path := eng.Path()
@@ -136,45 +127,18 @@ func TestADatabasePutBackToAnOlderCopyIsIndexedAgain(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, suffix := range []string{"-wal", "-shm"} {
-		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-	}
+	removeFiles(t, path, "-wal", "-shm")
 	if err := os.WriteFile(path, backup, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
 	e2, warnings := openWarned(t, path)
-	run, written, blocks := caughtUp(t, e2)
+	_, written, blocks := caughtUp(t, e2)
 	if want := 200 + blocks; written != want {
 		t.Fatalf("the catch-up wrote %d documents, want the whole run again: 200 iterations and %d blocks", written, blocks)
 	}
-	// Nothing of iterations 201 to 300 is left: the index holds what a
-	// reindex of the restored database makes.
-	dir := e2.Recall.IndexPath()
-	if err := e2.Recall.Close(); err != nil {
-		t.Fatal(err)
-	}
-	held := indexDocs(t, dir)
-	if err := e2.Reindex(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := e2.Recall.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if rebuilt := indexDocs(t, dir); held != rebuilt {
-		t.Fatalf("the index holds %d documents after the catch-up, %d once rebuilt: the restored run's were not dropped", held, rebuilt)
-	}
-	hits, err := e2.Retrieve(ctx, run, recall.Query{Keywords: []string{"METRICS_PORT"}, Limit: 5, DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hits {
-		if h.Iterations[1] > run.Iterations || strings.Contains(h.Content, "METRICS_PORT=9464") {
-			t.Fatalf("a hit the database put back does not hold (run of %d iterations): %+v", run.Iterations, h)
-		}
-	}
+	// Nothing of iterations 201 to 300 is left.
+	holdsWhatAReindexMakes(t, e2)
 	if len(*warnings) != 1 || !strings.Contains((*warnings)[0], "older copy") {
 		t.Fatalf("want one warning that the database is older than the index, got %q", *warnings)
 	}
@@ -227,7 +191,7 @@ func TestAnIndexAheadOfTheRecordedPositionIsKept(t *testing.T) {
 func TestARecallOverAnOlderReadOfTheRunKeepsTheIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	events := testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+	events := metricsAt250(t)
 	head := testrun.UpTo(events, 200)
 	eng := testrun.Feed(t, head, 8000, 4000)
 	e2, warnings := reopen(t, eng)
@@ -252,6 +216,43 @@ func TestARecallOverAnOlderReadOfTheRunKeepsTheIndex(t *testing.T) {
 		t.Fatalf("an index ahead of an older read of the run is not worth a warning: %q", *warnings)
 	}
 	findsMetrics(t, e2)
+}
+
+// metricsAt250 is a planted run of 300 iterations with the metrics port
+// read at iteration 250.
+func metricsAt250(t *testing.T) []journal.Event {
+	return testrun.Planted(t, testrun.Options{Iterations: 300, Seed: 3}, []testrun.Plant{{At: 250, Thought: plantMetrics.Thought, Calls: plantMetrics.Calls}})
+}
+
+// holdsWhatAReindexMakes fails unless eng's index holds as many documents
+// as a reindex of its database makes: none of another database's, or of
+// iterations the database no longer has, are left.
+func holdsWhatAReindexMakes(t *testing.T, eng *memory.Engine) {
+	t.Helper()
+	dir := eng.Recall.IndexPath()
+	if err := eng.Recall.Close(); err != nil {
+		t.Fatal(err)
+	}
+	held := indexDocs(t, dir)
+	if err := eng.Reindex(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Recall.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt := indexDocs(t, dir); held != rebuilt {
+		t.Fatalf("the index holds %d documents, %d once rebuilt from the database: documents it does not hold were left", held, rebuilt)
+	}
+}
+
+// removeFiles removes path with each suffix, where it exists.
+func removeFiles(t *testing.T, path string, suffixes ...string) {
+	t.Helper()
+	for _, suffix := range suffixes {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
 }
 
 // indexDocs counts the documents of the closed index at dir.

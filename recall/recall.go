@@ -495,7 +495,7 @@ func (r *Recaller) Reindex(ctx context.Context, runs []journal.Run, progress fun
 	} else {
 		// Removed on purpose: the next open makes a new index without
 		// warning that this one was lost.
-		if err := r.store.forgetIndex(ctx, r.ixRun, r.workerOf(r.ixRun)); err != nil {
+		if err := r.store.forget(ctx, r.ixRun, r.workerOf(r.ixRun)); err != nil {
 			return err
 		}
 		if err := os.RemoveAll(r.dir); err != nil {

@@ -146,7 +146,7 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 			// index, but a step that is not due to catch up reads it).
 			continue
 		}
-		h.Last = min(h.Last, max(run.Iterations, h.First))
+		h.Last = min(h.Last, run.Iterations)
 		focus := !q.Fill || len(picked) < focusN
 		if overlaps(picked, h.First, h.Last) || h.Kind == KindBlock && (!focus || holdsIteration(hits, h)) {
 			continue

@@ -141,22 +141,12 @@ func (s *store) adopt(ctx context.Context, run, worker, gen string) error {
 	})
 }
 
-// forget drops what the database says of worker's index of run: its
-// generation and its position, as when the index is removed on purpose.
+// forget drops what the database says of worker's index: its generation
+// and its positions, as when the index is removed on purpose. run is the
+// run the index holds ("" when it holds any), for the write lock. An index
+// of one run has a worker of its own (WorkerOf its directory), so its
+// positions are that run's.
 func (s *store) forget(ctx context.Context, run, worker string) error {
-	return s.update(ctx, run, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_meta WHERE key = ?`, metaGenerationKey(worker)); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM index_positions WHERE worker = ? AND run_id = ?`, worker, run)
-		return err
-	})
-}
-
-// forgetIndex drops what the database says of worker's index: its
-// generation and its position in every run, as when the index is removed
-// on purpose. run is the run the index holds ("" for any), for the lock.
-func (s *store) forgetIndex(ctx context.Context, run, worker string) error {
 	return s.update(ctx, run, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_meta WHERE key = ?`, metaGenerationKey(worker)); err != nil {
 			return err
