@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/simulate"
 )
@@ -22,7 +23,9 @@ func simulateCommand(e env) *cli.Command {
 		ArgsUsage: "FILE",
 		Description: `Replays FILE (a Delta journal.jsonl or OpenAI chat messages) one iteration at a time, the
 way Delta Engine appends to a journal and calls sync before each LLM call. Nothing is
-written to your memory database: the replay uses a temporary one, unless --db is given.
+written to your memory database: the replay uses a temporary one, unless --db is given. It
+uses the settings in force, as sync would (delta memory config prints them): the memory.yaml
+beside the database, or the file --config names.
 
 Per iteration it prints the sync output's tokens, the tokens a prompt cache reuses from the
 previous call, the raw history's tokens, the folds made (with their trigger), the recalls
@@ -99,6 +102,13 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, opts simulate.Op
 		return nil, err
 	}
 	if global(c, e, "db") == "" {
+		// The replay's database is a temporary one, but its settings are
+		// those every other command here would use: the file beside the
+		// default database (what `delta memory config` prints), unless
+		// --config names one.
+		if beside := filepath.Join(filepath.Dir(cfg.DBPath), "memory.yaml"); cfg.ConfigFile == "" && !sqldb.IsPostgres(cfg.DBPath) && fileExists(beside) {
+			cfg.ConfigFile = beside
+		}
 		cfg.DBPath = filepath.Join(tmp, "memory.db")
 	}
 	eng, err := memory.Open(c.Context, cfg)

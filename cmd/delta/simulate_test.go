@@ -89,3 +89,42 @@ func sameCounts(a, b map[string]int) bool {
 }
 
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// TestSimulateUsesTheSettingsInForce checks that a replay, though its
+// database is a temporary one, uses the settings file beside the default
+// database, as sync and `delta memory config` do, and that --config still
+// names another.
+func TestSimulateUsesTheSettingsInForce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	path := b.write(t, "journal.jsonl", journalText)
+	b.env["DELTA_CWD"] = b.dir
+	budget := func(args ...string) int {
+		t.Helper()
+		stdout, stderr, code := b.run(t, ctx, append(append([]string{"memory"}, args...), "simulate", "--json", path)...)
+		if code != 0 {
+			t.Fatalf("simulate: exit %d: %s", code, stderr)
+		}
+		var rep simulate.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Budget
+	}
+	if got := budget(); got != 32000 {
+		t.Fatalf("no settings file: budget %d, want the default 32000", got)
+	}
+	b.write(t, ".delta/memory.yaml", "budget: 6000\n")
+	if got := budget(); got != 6000 {
+		t.Errorf("with .delta/memory.yaml: budget %d, want its 6000", got)
+	}
+	other := b.write(t, "other.yaml", "budget: 7000\n")
+	if got := budget("--config", other); got != 7000 {
+		t.Errorf("with --config: budget %d, want its 7000", got)
+	}
+	b.write(t, ".delta/memory.yaml", "budget: [\n")
+	if _, stderr, code := b.run(t, ctx, "memory", "simulate", path); code == 0 || !strings.Contains(stderr, "memory.yaml") {
+		t.Errorf("a broken settings file: exit %d, stderr %q; want an error naming it", code, stderr)
+	}
+}
