@@ -65,6 +65,9 @@ Examples:
 			}
 			defer eng.Close()
 			q := recall.Query{Keywords: keys, Limit: c.Int("limit"), DryRun: c.Bool("dry-run")}
+			if most := eng.Recall.Config().MaxHits; q.Limit > most {
+				fmt.Fprintf(e.stderr, "Warning: --limit %d: a recall takes at most recall.max_hits (%d) hits; set max_hits in the settings file for more, or leave --limit out to take as many as the window has room for\n", q.Limit, most)
+			}
 			hits, err := eng.Retrieve(c.Context, run, q)
 			if err != nil {
 				return err
@@ -83,7 +86,7 @@ func printRetrieved(e env, q recall.Query, hits []memory.Retrieved) {
 		fmt.Fprintf(e.stdout, "nothing in the run matches %q: try other words, a path or an identifier as the journal spells it\n", q.Text())
 		return
 	}
-	for _, h := range hits {
+	for i, h := range hits {
 		what := fmt.Sprintf("iteration %d", h.Iterations[0])
 		if h.Iterations[1] != h.Iterations[0] {
 			what = fmt.Sprintf("iterations %d-%d", h.Iterations[0], h.Iterations[1])
@@ -91,7 +94,9 @@ func printRetrieved(e env, q recall.Query, hits []memory.Retrieved) {
 		if h.Block != nil {
 			what += " (block " + *h.Block + ")"
 		}
-		fmt.Fprintf(e.stdout, "── %s · score %.2f ──\n%s\n\n", what, h.Score, strings.TrimRight(h.Content, "\n"))
+		// Fused scores are small (reciprocal ranks), so they are printed
+		// to three significant digits, beside the rank.
+		fmt.Fprintf(e.stdout, "── #%d · %s · score %.3g ──\n%s\n\n", i+1, what, h.Score, strings.TrimRight(h.Content, "\n"))
 	}
 	if q.DryRun {
 		fmt.Fprintf(e.stdout, "dry run: no recall recorded\n")

@@ -78,6 +78,25 @@ func TestRetrieveCommand(t *testing.T) {
 	if _, errOut, code := b.run(t, ctx, "memory", "retrieve", "--db", b.db); code != 2 || !strings.Contains(errOut, "--keyword") {
 		t.Fatalf("retrieve without a keyword: exit %d, %q", code, errOut)
 	}
+
+	// The text form numbers the hits and prints their fused scores to
+	// three digits (they are reciprocal ranks: at two decimals all of
+	// them read 0.01). A limit past recall.max_hits is taken as the
+	// maximum, and said so.
+	out, errOut, code = b.run(t, ctx, "memory", "retrieve", "--db", b.db, "--budget", "8000", "--dry-run", "--keyword", "pytest", "--limit", "2")
+	if code != 0 || !strings.Contains(out, "── #1 · ") || !strings.Contains(out, "── #2 · ") || strings.Contains(out, "#3") || errOut != "" {
+		t.Fatalf("retrieve --limit 2: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	if strings.Contains(out, "score 0.01 ") {
+		t.Errorf("scores printed at two decimals:\n%s", out)
+	}
+	out, errOut, code = b.run(t, ctx, "memory", "retrieve", "--db", b.db, "--budget", "8000", "--dry-run", "--json", "--keyword", "pytest", "--limit", "5000")
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+		t.Fatalf("retrieve --limit 5000: exit %d, %v", code, err)
+	}
+	if len(res.Hits) > 100 || !strings.Contains(errOut, "--limit 5000") || !strings.Contains(errOut, "max_hits (100)") {
+		t.Fatalf("retrieve --limit 5000: %d hits, stderr %q", len(res.Hits), errOut)
+	}
 }
 
 func TestReindexAndToolsCommands(t *testing.T) {
