@@ -26,7 +26,10 @@ question's evidence is in the context the engine builds; the same for two baseli
 same budget: recent (the newest turns that fit) and bm25-turns (plain BM25 top turns that fit).
 trajectories does the same for agent runs: whether a step that comes back to what an earlier
 step's tool call named finds that step's output in the window.
-Nothing is written to the memory database: the runs live in a temporary directory.
+Nothing is written to the memory database: the runs live in a temporary directory. The
+engine runs on its default settings and the extractive summarizer, so that figures compare
+across machines; --config and --summarizer change them (a memory.yaml beside the database
+is not read).
 
 Examples:
    delta memory eval locomo locomo10.json
