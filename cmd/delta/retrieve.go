@@ -94,8 +94,8 @@ func printRetrieved(e env, q recall.Query, hits []memory.Retrieved) {
 		if h.Block != nil {
 			what += " (block " + *h.Block + ")"
 		}
-		// Fused scores are small (reciprocal ranks), so they are printed
-		// to three significant digits, beside the rank.
+		// Fused scores are often small (reciprocal ranks), so they are
+		// printed to three significant digits, beside the rank.
 		fmt.Fprintf(e.stdout, "── #%d · %s · score %.3g ──\n%s\n\n", i+1, what, h.Score, strings.TrimRight(h.Content, "\n"))
 	}
 	if q.DryRun {

@@ -80,8 +80,8 @@ func TestRetrieveCommand(t *testing.T) {
 	}
 
 	// The text form numbers the hits and prints their fused scores to
-	// three digits (they are reciprocal ranks: at two decimals all of
-	// them read 0.01). A limit past recall.max_hits is taken as the
+	// three digits (with a limit they are reciprocal ranks: at two
+	// decimals all of them read 0.01). A limit past recall.max_hits is taken as the
 	// maximum, and said so.
 	out, errOut, code = b.run(t, ctx, "memory", "retrieve", "--db", b.db, "--budget", "8000", "--dry-run", "--keyword", "pytest", "--limit", "2")
 	if code != 0 || !strings.Contains(out, "── #1 · ") || !strings.Contains(out, "── #2 · ") || strings.Contains(out, "#3") || errOut != "" {
