@@ -171,6 +171,7 @@ func TestManualFoldUnfoldBookmarkMilestone(t *testing.T) {
 		{[]string{"fold", "--iterations", "1-2", "--level", "7"}, 2, "--level 7: want 2, 3 or 4"},
 		{[]string{"fold"}, 2, "say which --iterations to fold"},
 		{[]string{"unfold", "L9-1-1"}, 1, `block not found: "L9-1-1"`},
+		{[]string{"unfold", "L9-1-1"}, 1, "Try: delta memory show lists the blocks"},
 		{[]string{"unfold"}, 2, "want exactly one BLOCK_ID"},
 		{[]string{"bookmark", "--iteration", "401"}, 1, "run synth-400 has iterations 1-400"},
 		{[]string{"bookmark", "--iteration", "5", "--remove"}, 1, "has no bookmark"},

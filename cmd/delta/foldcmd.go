@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -92,6 +93,9 @@ Examples:
 			}
 			defer eng.Close()
 			b, err := eng.Folder.Unfold(c.Context, run, c.Args().First())
+			if errors.Is(err, fold.ErrBlockNotFound) {
+				return withHint(err, "delta memory show lists the blocks the window shows, with their ids")
+			}
 			if err != nil {
 				return err
 			}
