@@ -40,6 +40,8 @@ The global flags and their environment variables choose the workspace: --db, --r
 the run appended to most recently, looked up again on every call) and --budget. Each call
 reads the database afresh, so what a sync or an import in another process appended shows
 at the next call. A bad argument is a tool error naming the argument; the server goes on.
+The server ends when stdin closes, once it has answered every request it read, so a script
+may pipe its requests in and close stdin at once.
 
 Examples:
    delta memory mcp
@@ -55,7 +57,8 @@ Examples:
 			}
 			s := &mcpServer{e: e, cfg: cfg, run: global(c, e, "run")}
 			fmt.Fprintf(e.stderr, "delta memory mcp: serving %s (run: %s) on stdio\n", sqldb.Redact(cfg.DBPath), s.runName())
-			err = s.server().Run(c.Context, &mcp.IOTransport{Reader: io.NopCloser(e.input()), Writer: nopWriteCloser{e.stdout}})
+			af := newAnswerFirst(e.input(), e.stdout)
+			err = s.server().Run(c.Context, &mcp.IOTransport{Reader: io.NopCloser(af), Writer: nopWriteCloser{af}})
 			if errors.Is(err, io.EOF) {
 				return nil // the client closed stdin: the normal way to end
 			}

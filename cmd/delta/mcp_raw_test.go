@@ -229,3 +229,61 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	}
 	return fmt.Sprint(va) == fmt.Sprint(vb)
 }
+
+// TestMCPAnswersBeforeStdinEnds writes its requests and closes stdin at
+// once, as a script piping requests into the server does: every request
+// must still get its answer, and the server must then exit cleanly. (The
+// SDK cancels what is in flight when its input ends; without answerFirst
+// not even initialize was answered.)
+func TestMCPAnswersBeforeStdinEnds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	j := b.write(t, "journal.jsonl", journalText)
+	if _, errOut, code := b.run(t, context.Background(), "memory", "import", "--db", b.db, j); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	m := startRawMCP(t, "--db", b.db)
+	m.send(map[string]any{"id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "pipe-test", "version": "0"},
+	}})
+	m.send(map[string]any{"method": "notifications/initialized"})
+	m.send(map[string]any{"id": 2, "method": "tools/call", "params": map[string]any{"name": "memory_status"}})
+	m.send(map[string]any{"id": "three", "method": "tools/call", "params": map[string]any{
+		"name": "recall_memory", "arguments": map[string]any{"keywords": []string{"parser", "src/parser.py"}, "limit": 2}}})
+	if err := m.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	answered := map[string]string{}
+	timeout := time.After(time.Minute)
+	for done := false; !done; {
+		select {
+		case line, ok := <-m.lines:
+			if !ok {
+				done = true
+				break
+			}
+			var resp struct {
+				ID     json.RawMessage `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(line), &resp); err != nil {
+				t.Fatalf("stdout line is not JSON: %q", line)
+			}
+			answered[string(resp.ID)] = string(resp.Result)
+		case <-timeout:
+			t.Fatalf("no end of output within a minute; answered %v; stderr:\n%s", answered, m.stderr.String())
+		}
+	}
+	for _, id := range []string{"1", "2", `"three"`} {
+		if answered[id] == "" {
+			t.Errorf("request %s got no answer; answered: %v; stderr:\n%s", id, answered, m.stderr.String())
+		}
+	}
+	if r := answered[`"three"`]; !strings.Contains(r, "src/parser.py") || strings.Contains(r, `"isError":true`) {
+		t.Errorf("recall_memory with a list of keywords: %s", r)
+	}
+	if err := m.cmd.Wait(); err != nil {
+		t.Errorf("the server did not exit cleanly: %v\n%s", err, m.stderr.String())
+	}
+}

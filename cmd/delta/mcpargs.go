@@ -62,6 +62,33 @@ func (a toolArgs) str(name string, required bool, example string) (string, error
 	return s, nil
 }
 
+// words returns the argument name as search keywords: a string, as the
+// tool's schema asks, or a list of strings, which models often send for an
+// argument named in the plural; each element is then one keyword, as a
+// repeated --keyword. A required one must hold more than blanks.
+func (a toolArgs) words(name string, required bool, example string) ([]string, error) {
+	var list []string
+	if a.has(name) && json.Unmarshal(a.raw[name], &list) == nil {
+		list = slices.DeleteFunc(list, func(w string) bool { return strings.TrimSpace(w) == "" })
+		if required && len(list) == 0 {
+			return nil, fmt.Errorf("%s: argument %q is empty; pass some text, e.g. %q", a.tool, name, example)
+		}
+		return list, nil
+	}
+	var one string
+	if a.has(name) && json.Unmarshal(a.raw[name], &one) != nil {
+		return nil, fmt.Errorf("%s: argument %q must be a string or a list of strings, e.g. %q; got %s", a.tool, name, example, a.raw[name])
+	}
+	s, err := a.str(name, required, example)
+	if err != nil {
+		return nil, err
+	}
+	if s == "" {
+		return nil, nil
+	}
+	return []string{s}, nil
+}
+
 // integer returns the integer argument name, within [lo, hi] (hi 0: no
 // upper bound), or 0 when it is optional and absent. A whole number sent
 // as a float (3.0) is accepted; anything else is an error naming the range.

@@ -126,7 +126,7 @@ func (s *mcpServer) onRun(ctx context.Context, budget int, f func(*memory.Engine
 // recall is recall_memory: `delta memory retrieve --keyword KEYWORDS
 // [--limit LIMIT]`.
 func (s *mcpServer) recall(ctx context.Context, a toolArgs) (string, any, error) {
-	keys, err := a.str("keywords", true, "data/cache_3d5a4.json RETRY_BUDGET")
+	keys, err := a.words("keywords", true, "data/cache_3d5a4.json RETRY_BUDGET")
 	if err != nil {
 		return "", nil, err
 	}
@@ -135,7 +135,7 @@ func (s *mcpServer) recall(ctx context.Context, a toolArgs) (string, any, error)
 		return "", nil, err
 	}
 	return s.onRun(ctx, 0, func(eng *memory.Engine, run journal.Run) (string, any, error) {
-		q := recall.Query{Keywords: []string{keys}, Limit: limit}
+		q := recall.Query{Keywords: keys, Limit: limit}
 		hits, err := eng.Retrieve(ctx, run, q)
 		if err != nil {
 			return "", nil, err
