@@ -56,6 +56,18 @@ func startRawMCP(t *testing.T, args ...string) *rawMCP {
 	return m
 }
 
+// startRawMCPOnJournal imports journalText into a new database and
+// serves it.
+func startRawMCPOnJournal(t *testing.T) *rawMCP {
+	t.Helper()
+	b := setup(t)
+	j := b.write(t, "journal.jsonl", journalText)
+	if _, errOut, code := b.run(t, context.Background(), "memory", "import", "--db", b.db, j); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	return startRawMCP(t, "--db", b.db)
+}
+
 // send writes one JSON-RPC message as a line.
 func (m *rawMCP) send(msg map[string]any) {
 	m.t.Helper()
@@ -136,12 +148,7 @@ func toolText(t *testing.T, result json.RawMessage) (string, bool) {
 // initialized notification, tools/list, then tools/call.
 func TestMCPRawJSONRPC(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	j := b.write(t, "journal.jsonl", journalText)
-	if _, errOut, code := b.run(t, context.Background(), "memory", "import", "--db", b.db, j); code != 0 {
-		t.Fatalf("import: %s", errOut)
-	}
-	m := startRawMCP(t, "--db", b.db)
+	m := startRawMCPOnJournal(t)
 
 	var init struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -237,12 +244,7 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 // not even initialize was answered.)
 func TestMCPAnswersBeforeStdinEnds(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	j := b.write(t, "journal.jsonl", journalText)
-	if _, errOut, code := b.run(t, context.Background(), "memory", "import", "--db", b.db, j); code != 0 {
-		t.Fatalf("import: %s", errOut)
-	}
-	m := startRawMCP(t, "--db", b.db)
+	m := startRawMCPOnJournal(t)
 	m.send(map[string]any{"id": 1, "method": "initialize", "params": map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "pipe-test", "version": "0"},
