@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -44,9 +45,18 @@ func newAnswerFirst(in io.Reader, out io.Writer) *answerFirst {
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
-	Params struct {
+	Params json.RawMessage `json:"params"`
+}
+
+// cancelled is the request a notifications/cancelled names, as an id key.
+func (m message) cancelled() string {
+	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return ""
+	}
+	return idKey(p.RequestID)
 }
 
 // Read passes the client's bytes on, noting the requests among them. At
@@ -62,10 +72,10 @@ func (a *answerFirst) Read(p []byte) (int, error) {
 	}
 	n, err := a.in.Read(p)
 	a.mu.Lock()
-	a.inLine = eachLine(a.inLine, p[:n], func(m message) {
+	a.inLine = eachMessage(a.inLine, p[:n], err == io.EOF, func(m message) {
 		switch {
 		case m.Method == "notifications/cancelled":
-			delete(a.pending, idKey(m.Params.RequestID))
+			delete(a.pending, m.cancelled())
 		case m.Method != "" && idKey(m.ID) != "":
 			a.pending[idKey(m.ID)] = true
 		}
@@ -87,7 +97,7 @@ func (a *answerFirst) Read(p []byte) (int, error) {
 func (a *answerFirst) Write(p []byte) (int, error) {
 	n, err := a.out.Write(p)
 	a.mu.Lock()
-	a.outLine = eachLine(a.outLine, p[:n], func(m message) {
+	a.outLine = eachMessage(a.outLine, p[:n], false, func(m message) {
 		if m.Method == "" && idKey(m.ID) != "" {
 			delete(a.pending, idKey(m.ID))
 		}
@@ -114,29 +124,61 @@ func (a *answerFirst) waitAnswers() {
 	a.mu.Unlock()
 }
 
-// eachLine appends b to the partial line held, calls f with each complete
-// line that reads as a JSON-RPC message, and returns what is left of the
-// last line.
-func eachLine(held, b []byte, f func(message)) []byte {
+// eachMessage appends b to the bytes held, calls f with each whole
+// JSON-RPC message among them (each of a batch's), and returns what is left
+// of the last one. The server reads JSON values, not lines: a message may
+// span lines (pretty-printed) or, at the end of input (end), lack its
+// newline. Whole values are looked for only once a newline came, or at the
+// end. A value that does not parse is skipped up to the next newline.
+func eachMessage(held, b []byte, end bool, f func(message)) []byte {
 	held = append(held, b...)
+	if !end && bytes.IndexByte(b, '\n') < 0 {
+		return held
+	}
 	for {
-		i := bytes.IndexByte(held, '\n')
-		if i < 0 {
-			return held
+		rest := bytes.TrimLeft(held, " \t\r\n")
+		if len(rest) == 0 {
+			return held[:0]
 		}
-		var m message
-		if json.Unmarshal(held[:i], &m) == nil {
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			i := bytes.IndexByte(rest, '\n')
+			if errors.Is(err, io.ErrUnexpectedEOF) || i < 0 {
+				return rest // not whole yet
+			}
+			held = rest[i+1:]
+			continue
+		}
+		var batch []message
+		if raw[0] == '[' {
+			_ = json.Unmarshal(raw, &batch)
+		} else {
+			var m message
+			if json.Unmarshal(raw, &m) == nil {
+				batch = []message{m}
+			}
+		}
+		for _, m := range batch {
 			f(m)
 		}
-		held = held[i+1:]
+		held = rest[dec.InputOffset():]
 	}
 }
 
-// idKey is a request id as a map key: its JSON text, "" for none or null.
+// idKey is a request id as a map key, "" for none or null. Ids are
+// compared as values: the server writes back 2.0 as 2 and "\u0041" as "A".
 func idKey(id json.RawMessage) string {
-	id = bytes.TrimSpace(id)
-	if len(id) == 0 || bytes.Equal(id, []byte("null")) {
+	var v any
+	if json.Unmarshal(id, &v) != nil || v == nil {
 		return ""
 	}
-	return string(id)
+	if f, ok := v.(float64); ok && f == 0 {
+		v = 0.0 // -0
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

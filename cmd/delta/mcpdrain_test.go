@@ -59,3 +59,36 @@ func TestAnswerFirstHoldsTheEndForAnswers(t *testing.T) {
 		t.Errorf("the answers were not passed on whole: %q", out.String())
 	}
 }
+
+// TestAnswerFirstReadsMessagesAsTheServerDoes checks requests the server
+// takes that are not one object per line, and ids it writes back in
+// another form: each must hold the end of input until answered.
+func TestAnswerFirstReadsMessagesAsTheServerDoes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, in, answer string }{
+		{"no final newline", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"over several lines", "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"tools/list\"\n}\n", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]` + "\n", `[{"jsonrpc":"2.0","id":1,"result":{}}]`},
+		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}` + "\n", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"a float id written back whole", `{"jsonrpc":"2.0","id":2.0,"method":"ping"}` + "\n", `{"jsonrpc":"2.0","id":2,"result":{}}`},
+		{"an exponent", `{"jsonrpc":"2.0","id":2e0,"method":"ping"}` + "\n", `{"jsonrpc":"2.0","id":2,"result":{}}`},
+		{"minus zero", `{"jsonrpc":"2.0","id":-0,"method":"ping"}` + "\n", `{"jsonrpc":"2.0","id":0,"result":{}}`},
+		{"an escaped string", `{"jsonrpc":"2.0","id":"\u0041","method":"ping"}` + "\n", `{"jsonrpc":"2.0","id":"A","result":{}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAnswerFirst(strings.NewReader(c.in), io.Discard)
+			done := readAll(a)
+			select {
+			case <-done:
+				t.Fatal("input ended before the answer")
+			case <-time.After(100 * time.Millisecond):
+			}
+			a.Write([]byte(c.answer + "\n"))
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("input did not end once the request was answered")
+			}
+		})
+	}
+}

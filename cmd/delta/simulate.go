@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
-	"github.com/delta-memory/delta-memory/internal/sqldb"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/simulate"
 )
@@ -24,8 +23,9 @@ func simulateCommand(e env) *cli.Command {
 		Description: `Replays FILE (a Delta journal.jsonl or OpenAI chat messages) one iteration at a time, the
 way Delta Engine appends to a journal and calls sync before each LLM call. Nothing is
 written to your memory database: the replay uses a temporary one, unless --db is given. It
-uses the settings in force, as sync would (delta memory config prints them): the memory.yaml
-beside the database, or the file --config names.
+uses the settings delta memory config prints: the memory.yaml beside the database, or the
+file --config names, its llm section included (with a model configured the replay asks it
+for summaries; --summarizer extractive keeps the replay offline).
 
 Per iteration it prints the sync output's tokens, the tokens a prompt cache reuses from the
 previous call, the raw history's tokens, the folds made (with their trigger), the recalls
@@ -103,10 +103,10 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, opts simulate.Op
 	}
 	if global(c, e, "db") == "" {
 		// The replay's database is a temporary one, but its settings are
-		// those every other command here would use: the file beside the
-		// default database (what `delta memory config` prints), unless
-		// --config names one.
-		if beside := filepath.Join(filepath.Dir(cfg.DBPath), "memory.yaml"); cfg.ConfigFile == "" && !sqldb.IsPostgres(cfg.DBPath) && fileExists(beside) {
+		// those `delta memory config` prints here: the file beside the
+		// default database, unless --config names one. (Without --db the
+		// default is a file path, never a PostgreSQL URL.)
+		if beside := filepath.Join(filepath.Dir(cfg.DBPath), "memory.yaml"); cfg.ConfigFile == "" && fileExists(beside) {
 			cfg.ConfigFile = beside
 		}
 		cfg.DBPath = filepath.Join(tmp, "memory.db")
