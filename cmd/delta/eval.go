@@ -148,7 +148,8 @@ type evalSpec struct {
 }
 
 // evalAction runs one eval: it reads the argument and the flags, runs the
-// benchmark with progress on a terminal, and prints the report.
+// benchmark with progress (a status line on a terminal, a line a minute
+// otherwise), and prints the report.
 func evalAction(e env, spec evalSpec) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		path, opts, err := evalSetup(c, e, "delta memory eval "+spec.name+" "+c.Command.ArgsUsage, spec.several)
@@ -244,10 +245,22 @@ func evalSetup(c *cli.Context, e env, usage string, several bool) (string, eval.
 }
 
 // evalProgress makes an eval.Options.Progress callback: how many of the
-// eval's units (questions, steps) are done.
+// eval's units (questions, steps) are done. On a terminal it redraws a
+// status line; otherwise (a log, a CI job) it prints a plain line once a
+// minute from the first minute on, so that a long eval is not taken for
+// a hung one, and a short one prints nothing.
 func (p *progress) evalProgress(unit string) func(eval.Progress) {
+	clock := p.clock
+	if clock == nil {
+		clock = time.Now
+	}
+	start := clock()
 	return func(pr eval.Progress) {
 		if !p.on {
+			if now := clock(); now.Sub(start) >= plainEvery && now.Sub(p.last) >= plainEvery {
+				p.last = now
+				fmt.Fprintf(p.w, "%s: %s of %s %s done, %s\n", p.label, simulate.Thousands(pr.Done), simulate.Thousands(pr.Total), unit, now.Sub(start).Round(time.Second))
+			}
 			return
 		}
 		now := time.Now()

@@ -20,7 +20,13 @@ type progress struct {
 	on    bool
 	last  time.Time
 	drawn bool
+	// clock, when set, stands for time.Now in evalProgress (tests).
+	clock func() time.Time
 }
+
+// plainEvery is how often an eval whose stderr is not a terminal prints
+// a progress line.
+const plainEvery = time.Minute
 
 func newProgress(e env, label string) *progress {
 	return &progress{w: e.stderr, label: label, on: e.stderrTTY}
