@@ -261,17 +261,26 @@ func (p prepared) assemble(db *sqldb.DB, cfg Config) *Engine {
 	return e
 }
 
-// loadSettings reads the explicit config file, or memory.yaml beside the
-// database when there is one. A PostgreSQL database has nothing beside
-// it: the defaults hold unless a file is named.
+// SettingsPath is where the settings of the database at dbPath are read
+// from when no file is named: memory.yaml beside it, whether or not it
+// exists. A PostgreSQL database has nothing beside it: "".
+func SettingsPath(dbPath string) string {
+	if sqldb.IsPostgres(dbPath) {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(dbPath), "memory.yaml")
+}
+
+// loadSettings reads the explicit config file, or the one beside the
+// database (SettingsPath) when there is one; else the defaults hold.
 func loadSettings(dbPath, file string) (FileConfig, error) {
 	if file != "" {
 		return LoadFileConfig(file, true)
 	}
-	if sqldb.IsPostgres(dbPath) {
-		return DefaultFileConfig(), nil
+	if p := SettingsPath(dbPath); p != "" {
+		return LoadFileConfig(p, false)
 	}
-	return LoadFileConfig(filepath.Join(filepath.Dir(dbPath), "memory.yaml"), false)
+	return DefaultFileConfig(), nil
 }
 
 // EnvIndexHome names the directory under which a worker keeps the recall

@@ -40,16 +40,7 @@ func TestAnotherDatabasesIndexIsRebuilt(t *testing.T) {
 			return *warnings
 		}},
 		{"replaced by a copy", func(t *testing.T, path string) []string {
-			other := testrun.Feed(t, newRun(t), 8000, 4000)
-			src := other.Path()
-			// Close checkpoints the WAL: the copy is the one file.
-			if err := other.Close(); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(src)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := closeAndRead(t, testrun.Feed(t, newRun(t), 8000, 4000))
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -114,13 +105,7 @@ func TestADatabasePutBackToAnOlderCopyIsIndexedAgain(t *testing.T) {
 	head := testrun.UpTo(events, 200)
 	eng := testrun.Feed(t, head, 8000, 4000)
 	path := eng.Path()
-	if err := eng.Close(); err != nil {
-		t.Fatal(err)
-	}
-	backup, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	backup := closeAndRead(t, eng)
 	eng, _ = openWarned(t, path)
 	testrun.FeedMore(t, eng, events[len(head):], 4000)
 	findsMetrics(t, eng)
@@ -243,6 +228,21 @@ func holdsWhatAReindexMakes(t *testing.T, eng *memory.Engine) {
 	if rebuilt := indexDocs(t, dir); held != rebuilt {
 		t.Fatalf("the index holds %d documents, %d once rebuilt from the database: documents it does not hold were left", held, rebuilt)
 	}
+}
+
+// closeAndRead closes eng, which checkpoints its WAL, so that the
+// database is the one file, and returns that file's bytes.
+func closeAndRead(t *testing.T, eng *memory.Engine) []byte {
+	t.Helper()
+	path := eng.Path()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // removeFiles removes path with each suffix, where it exists.

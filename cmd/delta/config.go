@@ -44,7 +44,7 @@ Examples:
 				return err
 			}
 			markSources(&doc, "", st, global(c, e, "budget") != "")
-			src := "no settings file (" + filepath.Join(filepath.Dir(cfg.DBPath), "memory.yaml") + " does not exist): the defaults"
+			src := "no settings file (" + memory.SettingsPath(cfg.DBPath) + " does not exist): the defaults"
 			if sqldb.IsPostgres(cfg.DBPath) {
 				src = "no settings file (on PostgreSQL, name one with --config): the defaults"
 			}

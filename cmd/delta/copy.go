@@ -57,10 +57,7 @@ Examples:
 			// the settings file named, else the one beside a SQLite source,
 			// else the one beside a SQLite destination.
 			for _, db := range []string{from, to} {
-				if cfg.ConfigFile != "" || sqldb.IsPostgres(db) {
-					continue
-				}
-				if beside := filepath.Join(filepath.Dir(db), "memory.yaml"); fileExists(beside) {
+				if beside := memory.SettingsPath(db); cfg.ConfigFile == "" && beside != "" && fileExists(beside) {
 					cfg.ConfigFile = beside
 				}
 			}

@@ -104,9 +104,8 @@ func runSimulation(c *cli.Context, e env, src *simulate.Source, opts simulate.Op
 	if global(c, e, "db") == "" {
 		// The replay's database is a temporary one, but its settings are
 		// those `delta memory config` prints here: the file beside the
-		// default database, unless --config names one. (Without --db the
-		// default is a file path, never a PostgreSQL URL.)
-		if beside := filepath.Join(filepath.Dir(cfg.DBPath), "memory.yaml"); cfg.ConfigFile == "" && fileExists(beside) {
+		// default database, unless --config names one.
+		if beside := memory.SettingsPath(cfg.DBPath); cfg.ConfigFile == "" && beside != "" && fileExists(beside) {
 			cfg.ConfigFile = beside
 		}
 		cfg.DBPath = filepath.Join(tmp, "memory.db")
