@@ -172,10 +172,73 @@ func LoadFileConfig(path string, required bool) (FileConfig, error) {
 	if err != nil {
 		return fail(errors.New(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")))
 	}
+	if err := fc.checkValues(); err != nil {
+		return fail(err)
+	}
 	if err := fc.fitShares(); err != nil {
 		return fail(err)
 	}
 	return fc, nil
+}
+
+// checkValues refuses the values a file may set that the engine would
+// otherwise replace without a word: in the fold and recall settings, 0
+// stands for the default and a negative count for "none", so a file's
+// `second_hop: 0` would search a second time, and `budget: -5` would
+// lay out 32,000 tokens. The ranges themselves are checked where the
+// settings are used (fold.Config.Validate, recall.Config.Validate).
+func (fc FileConfig) checkValues() error {
+	dr := recall.DefaultConfig()
+	for _, c := range []struct {
+		key  string
+		v    float64
+		want string
+	}{
+		{"budget", float64(fc.Budget), "at least 500 tokens; leave it out for the default, 32000"},
+		{"recall.ttl", float64(fc.Recall.TTL), fmt.Sprintf("1 to 10000 iterations; leave it out for the default, %d", dr.TTL)},
+		{"recall.max_implicit", float64(fc.Recall.MaxImplicit), fmt.Sprintf("at least 1; leave it out for the default, %d", dr.MaxImplicit)},
+		{"recall.max_error", float64(fc.Recall.MaxError), fmt.Sprintf("at least 1; leave it out for the default, %d", dr.MaxError)},
+		{"recall.max_hits", float64(fc.Recall.MaxHits), fmt.Sprintf("at least 1; leave it out for the default, %d", dr.MaxHits)},
+		{"recall.focus", float64(fc.Recall.Focus), fmt.Sprintf("at least 1 hit; leave it out for the default, %d", dr.Focus)},
+		{"recall.index_every", float64(fc.Recall.IndexEvery), fmt.Sprintf("1 to 1024 iterations; leave it out for the default, %d", dr.IndexEvery)},
+		{"importance.half_life", float64(fc.Importance.HalfLife), "at least 1 iteration (a recency weight of 0 turns recency off)"},
+	} {
+		if fc.IsSet(c.key) && c.v <= 0 {
+			return fmt.Errorf("%s %g: want %s", c.key, c.v, c.want)
+		}
+	}
+	for _, c := range []struct {
+		key     string
+		v       float64
+		def     float64
+		meaning string
+	}{
+		{"recall.context", float64(fc.Recall.Context), float64(dr.Context), "iterations on each side of a best hit"},
+		{"recall.second_hop", float64(fc.Recall.SecondHop), float64(dr.SecondHop), "words searched for a second time"},
+		{"recall.nearby", float64(fc.Recall.Nearby), float64(dr.Nearby), "iterations on each side that count as near a hit"},
+		{"recall.concepts", fc.Recall.Concepts, dr.Concepts, "the weight of the concept search"},
+		{"recall.dates", float64(fc.Recall.Dates), float64(dr.Dates), "time cues, 1 for on"},
+	} {
+		if !fc.IsSet(c.key) || c.v > 0 || c.v == -1 {
+			continue
+		}
+		if c.v == 0 {
+			return fmt.Errorf("%s 0: 0 stands for the default (%g); -1 turns it off (%s)", c.key, c.def, c.meaning)
+		}
+		return fmt.Errorf("%s %g: want -1 (off) or a positive value (%s; default %g)", c.key, c.v, c.meaning, c.def)
+	}
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{
+		{"importance.recency", fc.Importance.Recency}, {"importance.access", fc.Importance.Access},
+		{"importance.error", fc.Importance.Error}, {"importance.state_change", fc.Importance.StateChange},
+	} {
+		if fc.IsSet(c.key) && !(c.v >= 0 && !math.IsInf(c.v, 1)) {
+			return fmt.Errorf("%s %g: want a weight of 0 or more (0 leaves the factor out)", c.key, c.v)
+		}
+	}
+	return nil
 }
 
 // knownKeys checks the keys of a decoded file against the struct type t

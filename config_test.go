@@ -75,6 +75,11 @@ func TestSettingsMergeOverDefaults(t *testing.T) {
 				t.Errorf("pinned cap %d keep recent %d", c.PinnedCap, c.KeepRecent)
 			}
 		}},
+		{"-1 turns the signals off", "memory.yaml", "recall: {context: -1, second_hop: -1, nearby: -1, concepts: -1, dates: -1}\n", func(t *testing.T, _ fold.Config, r recall.Config) {
+			if r.Context != 0 || r.SecondHop != 0 || r.Nearby != 0 || r.Concepts != 0 || r.Dates != 0 {
+				t.Errorf("recall %+v: want context, second_hop, nearby, concepts and dates off", r)
+			}
+		}},
 		{"JSON merges the same way", "settings.json", `{"pressure": {"low": 0.5}, "recall": {"ttl": 4}}`, func(t *testing.T, c fold.Config, r recall.Config) {
 			if c.PressureLow != 0.5 || c.PressureHigh != def.PressureHigh {
 				t.Errorf("pressure low %.2f high %.2f", c.PressureLow, c.PressureHigh)
@@ -125,6 +130,12 @@ func TestSettingsErrorsNameTheFile(t *testing.T) {
 		{"a bad tokenizer", "memory.yaml", "tokenizer: gpt2\n", []string{"gpt2"}},
 		{"a bad recall value", "memory.yaml", "recall: {implicit_threshold: 2}\n", []string{"implicit_threshold"}},
 		{"a bad llm timeout", "memory.yaml", "llm: {timeout: soon}\n", []string{"llm.timeout"}},
+		{"a negative budget", "memory.yaml", "budget: -5\n", []string{"budget -5", "at least 500"}},
+		{"a count of 0, which means the default", "memory.yaml", "recall: {ttl: 0}\n", []string{"recall.ttl 0", "default, 8"}},
+		{"0 to turn a signal off", "memory.yaml", "recall: {second_hop: 0}\n", []string{"second_hop 0", "default (8)", "-1 turns it off"}},
+		{"a signal below -1", "s.json", `{"recall": {"nearby": -3}}`, []string{"recall.nearby -3", "-1 (off)"}},
+		{"a negative weight", "memory.yaml", "importance: {recency: -1}\n", []string{"importance.recency -1"}},
+		{"a half-life of 0", "memory.yaml", "importance: {half_life: 0}\n", []string{"importance.half_life 0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

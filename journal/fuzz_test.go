@@ -68,6 +68,13 @@ func FuzzParseOpenAI(f *testing.F) {
 		run := fmt.Sprintf("fuzz-%d", n.Add(1))
 		ctx := context.Background()
 		res, err := s.ImportOpenAI(ctx, run, "fuzz.json", data)
+		if len(msgs) == 0 {
+			// Nothing to make a run of: refused, as an empty file is.
+			if err == nil {
+				t.Fatal("a transcript without messages was imported")
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("parsed but did not import: %v", err)
 		}

@@ -66,6 +66,10 @@ func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions)
 		return ImportResult{File: path}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return ImportResult{File: path}, &InputError{File: path, Message: -1, Err: errors.New("is a directory"),
+			Hint: "name the journal file in it, e.g. " + filepath.Join(path, "journal.jsonl")}
+	}
 	format := opts.Format
 	if format == "" || format == FormatAuto {
 		if format, err = detectFormat(f, path); err != nil {
@@ -107,6 +111,10 @@ func (s *Store) ImportOpenAI(ctx context.Context, runID, name string, data []byt
 	events, err := openAIEvents(msgs)
 	if err != nil {
 		return res, &InputError{File: name, Message: -1, Err: err}
+	}
+	if len(events) == 0 {
+		// As an empty file: nothing to make a run of.
+		return res, &InputError{File: name, Message: -1, Err: errors.New("no messages"), Hint: "nothing to import yet"}
 	}
 	err = s.update(ctx, runID, func(tx *writeTx) error {
 		a, err := s.newAppender(ctx, tx, runID, FormatOpenAI)

@@ -263,6 +263,29 @@ func TestImportErrorsOnMissingFileAndUnknownFormat(t *testing.T) {
 	}
 }
 
+func TestImportRefusesADirectoryAndATranscriptWithoutMessages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := openStore(t)
+	dir := t.TempDir()
+	_, err := s.ImportFile(ctx, dir, journal.ImportOptions{})
+	var ie *journal.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "is a directory") || !strings.Contains(ie.Hint, "journal.jsonl") {
+		t.Errorf("a directory: %v", err)
+	}
+	for name, body := range map[string]string{"arr.json": "[]", "obj.json": `{"messages": []}`} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(body), 0o644)
+		_, err := s.ImportFile(ctx, path, journal.ImportOptions{})
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "no messages") {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	if runs, err := s.Runs(ctx); err != nil || len(runs) != 0 {
+		t.Errorf("an import of nothing made runs: %+v %v", runs, err)
+	}
+}
+
 func TestLatestRunFollowsActivity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

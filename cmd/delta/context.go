@@ -96,6 +96,9 @@ Examples:
 // writeAtomic writes data to path through a temporary file and a rename,
 // so a reader never sees half a file. It creates the directory.
 func writeAtomic(path string, data []byte) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("name a file, e.g. "+filepath.Join(path, "memory.md"), "write %s: it is a directory", path)
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)

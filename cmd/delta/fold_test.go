@@ -70,6 +70,11 @@ func TestContextFormats(t *testing.T) {
 	if got := b.read(t, dst); got != md {
 		t.Errorf("--output wrote %d bytes, stdout had %d", len(got), len(md))
 	}
+	// --output naming a directory says so, and names a file to use.
+	_, errOut, code := b.run(t, ctx, "memory", "context", "--db", b.db, "--budget", "8000", "--output", filepath.Dir(dst))
+	if code == 0 || !strings.Contains(errOut, "is a directory") || !strings.Contains(errOut, filepath.Join(filepath.Dir(dst), "memory.md")) {
+		t.Errorf("--output of a directory: exit %d, %s", code, errOut)
+	}
 }
 
 func TestShowJSONListsBlocks(t *testing.T) {

@@ -91,10 +91,7 @@ func printGlance(w io.Writer, g glance, p palette) {
 		fmt.Fprintf(w, "  %s → %s (%s)\n", stamp(r.StartedAt), stamp(r.EndedAt), r.EndedAt.Sub(r.StartedAt).Round(time.Second))
 	}
 	if g.cx != nil {
-		saved := ""
-		if g.totals.RawTokens > 0 {
-			saved = fmt.Sprintf(", %.1f%% smaller", 100*(1-float64(g.cx.Tokens)/float64(g.totals.RawTokens)))
-		}
+		saved := savedText(g.cx.Tokens, g.totals.RawTokens)
 		fmt.Fprintf(w, "  raw history %s tokens → window %s of %s (%s%s)\n",
 			simulate.Thousands(g.totals.RawTokens), simulate.Thousands(g.cx.Tokens), simulate.Thousands(g.cx.Budget), g.cx.Tokenizer, saved)
 	}
@@ -278,4 +275,17 @@ func breakText(b window.Place) string {
 		return "; first change in " + b.Partition
 	}
 	return fmt.Sprintf("; first change in %s (%s)", b.Partition, b.Source)
+}
+
+// savedText says how much smaller the window is than the raw history, or,
+// for a short run, that it is larger: the window adds its headings, the
+// task and the goal to what the history holds.
+func savedText(window, raw int) string {
+	switch {
+	case raw <= 0:
+		return ""
+	case window > raw:
+		return ", larger: a short run, and the window adds headings, the task and the goal"
+	}
+	return fmt.Sprintf(", %.1f%% smaller", 100*(1-float64(window)/float64(raw)))
 }

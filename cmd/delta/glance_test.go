@@ -107,3 +107,23 @@ func TestShowSaysHowTheBudgetWasUsed(t *testing.T) {
 		t.Errorf("totals %+v", s.Totals)
 	}
 }
+
+func TestSavedTextNeverSaysANegativeSaving(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		window, raw int
+		want        string
+	}{
+		{183, 73, ", larger: a short run"},
+		{500, 1000, ", 50.0% smaller"},
+		{100, 0, ""},
+	} {
+		got := savedText(c.window, c.raw)
+		if !strings.HasPrefix(got, c.want) || (c.want == "" && got != "") {
+			t.Errorf("savedText(%d, %d) = %q, want it to start %q", c.window, c.raw, got, c.want)
+		}
+		if strings.Contains(got, "-") {
+			t.Errorf("savedText(%d, %d) = %q: a negative figure", c.window, c.raw, got)
+		}
+	}
+}

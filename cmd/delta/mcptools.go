@@ -141,7 +141,7 @@ func (s *mcpServer) recall(ctx context.Context, a toolArgs) (string, any, error)
 			return "", nil, err
 		}
 		var out bytes.Buffer
-		printRetrieved(env{stdout: &out}, q, hits)
+		printRetrieved(env{stdout: &out}, q, hits, fillsBefore(eng, q, run))
 		return out.String(), map[string]any{"query": q.Text(), "hits": nonNil(hits)}, nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/delta-memory/delta-memory"
+	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/simulate"
 )
@@ -75,15 +76,33 @@ Examples:
 			if c.Bool("json") {
 				return writeJSON(e, map[string]any{"query": q.Text(), "hits": nonNil(hits)})
 			}
-			printRetrieved(e, q, hits)
+			printRetrieved(e, q, hits, fillsBefore(eng, q, run))
 			return nil
 		},
 	})
 }
 
-func printRetrieved(e env, q recall.Query, hits []memory.Retrieved) {
+// fillsBefore is, for a recall that takes as many hits as the window has
+// room for, the run's newest iteration: the step that asks, which shows
+// in full and is never its own hit. It is 0 for a recall with a limit.
+func fillsBefore(eng *memory.Engine, q recall.Query, run journal.Run) int {
+	if q.Limit > 0 || eng.Recall.Config().Limit > 0 {
+		return 0
+	}
+	return run.Iterations
+}
+
+// printRetrieved prints the hits of a recall; current is the iteration
+// a fill leaves out (fillsBefore), if any.
+func printRetrieved(e env, q recall.Query, hits []memory.Retrieved, current int) {
 	if len(hits) == 0 {
-		fmt.Fprintf(e.stdout, "nothing in the run matches %q: try other words, a path or an identifier as the journal spells it\n", q.Text())
+		where := "nothing in the run matches"
+		if current > 0 {
+			// The newest iteration is the step asking: say so, or a
+			// user who sees the words there thinks the index lost them.
+			where = fmt.Sprintf("nothing before the current iteration (%d, which shows in full and is never its own hit) matches", current)
+		}
+		fmt.Fprintf(e.stdout, "%s %q: try other words, a path or an identifier as the journal spells it\n", where, q.Text())
 		return
 	}
 	for i, h := range hits {

@@ -124,3 +124,29 @@ func TestReindexAndToolsCommands(t *testing.T) {
 		t.Fatalf("tools: exit %d\n%s", code, out)
 	}
 }
+
+// TestRetrieveSaysTheCurrentIterationIsLeftOut: a recall that fills the
+// window never makes the newest iteration (the step that asks) a hit, and
+// when only that iteration holds the words it says so, rather than that
+// nothing in the run matches; a recall with a limit, which does rank it,
+// says nothing of the kind.
+func TestRetrieveSaysTheCurrentIterationIsLeftOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	path := b.write(t, "chat.json", `[{"role":"user","content":"What is the weather in Paris?"},
+{"role":"assistant","content":"It is sunny in Paris."},
+{"role":"user","content":"And in Rome?"},
+{"role":"assistant","content":"Rome is cloudy."}]`)
+	if _, errOut, code := b.run(t, ctx, "memory", "import", "--db", b.db, path); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	out, errOut, code := b.run(t, ctx, "memory", "retrieve", "--db", b.db, "--dry-run", "--keyword", "cloudy")
+	if code != 0 || !strings.Contains(out, "nothing before the current iteration (2") {
+		t.Errorf("a fill whose only match is the current step: exit %d, %s%s", code, out, errOut)
+	}
+	out, errOut, code = b.run(t, ctx, "memory", "retrieve", "--db", b.db, "--dry-run", "--limit", "3", "--keyword", "zzzq")
+	if code != 0 || !strings.Contains(out, "nothing in the run matches") {
+		t.Errorf("a recall with a limit and no match: exit %d, %s%s", code, out, errOut)
+	}
+}
