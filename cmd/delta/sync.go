@@ -277,7 +277,8 @@ type syncJSON struct {
 // syncOut is what a sync did, as `sync --json` prints it.
 func syncOut(in syncIn, res memory.SyncResult) syncJSON {
 	out := syncJSON{
-		Run: res.Import.Run, Journal: in.journal, Output: in.output, NewEvents: res.Import.Added,
+		// An empty or missing journal imports nothing, and names no run.
+		Run: cmp.Or(res.Import.Run, in.run, filepath.Base(filepath.Dir(in.journal))), Journal: in.journal, Output: in.output, NewEvents: res.Import.Added,
 		Iterations: res.Import.Iterations, NewIterations: res.Import.NewIterations, KeepRecent: in.keep,
 		Folds: []string{}, Recalls: []string{},
 	}
@@ -298,6 +299,11 @@ func printSync(e env, asJSON bool, out syncJSON) error {
 		return writeJSON(e, out)
 	}
 	// Delta Engine ignores a generator's stdout; one line helps a human.
+	if out.Budget == 0 {
+		// No window was built: the journal is missing, empty or half a line.
+		fmt.Fprintf(e.stdout, "%s: nothing to fold yet: %s holds no complete event → %s\n", out.Run, out.Journal, out.Output)
+		return nil
+	}
 	fmt.Fprintf(e.stdout, "%s: %s iterations (+%s), %s tokens of %s, %s folds, %s recalls → %s\n", out.Run, simulate.Thousands(out.Iterations),
 		simulate.Thousands(out.NewIterations), simulate.Thousands(out.Tokens), simulate.Thousands(out.Budget), simulate.Thousands(len(out.Folds)), simulate.Thousands(len(out.Recalls)), out.Output)
 	return nil

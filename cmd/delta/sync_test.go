@@ -108,6 +108,25 @@ func TestSyncReplaysARunLineBatchByLineBatch(t *testing.T) {
 	}
 }
 
+// TestSyncOfAnEmptyJournalNamesTheRun: the line a sync prints for a
+// journal with no complete event yet names the run and says so, rather
+// than ": 0 iterations (+0), 0 tokens of 0".
+func TestSyncOfAnEmptyJournalNamesTheRun(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ws := filepath.Join(b.dir, "ws")
+	b.env["DELTA_CWD"] = ws
+	path := filepath.Join(ws, ".delta", "run-7", "journal.jsonl")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, nil, 0o644)
+	for _, args := range [][]string{{"memory", "sync"}, {"memory", "sync", "--run", "run-7"}} {
+		stdout, stderr, code := b.run(t, context.Background(), args...)
+		if code != 0 || !strings.HasPrefix(stdout, "run-7: nothing to fold yet") || !strings.Contains(stdout, path) {
+			t.Errorf("%v: exit %d: %q %s", args, code, stdout, stderr)
+		}
+	}
+}
+
 func TestSyncInputsAndErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
