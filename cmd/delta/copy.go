@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/internal/sqldb"
+	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/simulate"
 )
 
@@ -64,6 +66,9 @@ Examples:
 			src := cfg
 			src.DBPath, src.MustExist = from, true
 			srcEng, err := memory.Open(c.Context, src)
+			if errors.Is(err, memory.ErrNoDatabase) {
+				return withHint(openError(from, err), "check --from: it names the database to copy runs out of")
+			}
 			if err != nil {
 				return openError(from, err)
 			}
@@ -89,6 +94,9 @@ Examples:
 					}
 				})
 			release(c.Context, dstEng, err)
+			if errors.Is(err, journal.ErrRunNotFound) {
+				return withHint(err, fmt.Sprintf("list the runs --from holds with: delta memory runs --db %s", sqldb.Redact(from)))
+			}
 			if err != nil {
 				return err
 			}

@@ -63,7 +63,8 @@ func TestCopyCommandErrors(t *testing.T) {
 	}{
 		{[]string{"--from", b.db, "--to", b.db}, "are the same database", exitUsage},
 		{[]string{"--to", b.db}, "needs both --from and --to", exitUsage},
-		{[]string{"--from", filepath.Join(b.dir, "none.db"), "--to", filepath.Join(b.dir, "x.db")}, "no memory database", exitFailure},
+		{[]string{"--from", filepath.Join(b.dir, "none.db"), "--to", filepath.Join(b.dir, "x.db")}, "Try: check --from", exitFailure},
+		{[]string{"--from", b.db, "--to", filepath.Join(b.dir, "y.db"), "--run", "nope"}, "delta memory runs --db " + b.db, exitFailure},
 		{[]string{"--from", b.db, "--to", "postgres://me:s3cret@/nodb?host=" + filepath.Join(b.dir, "nosocket") + "&connect_timeout=2"}, "is the server up", exitFailure},
 	} {
 		_, errOut, code := b.run(t, ctx, append([]string{"memory", "copy"}, tc.args...)...)
