@@ -127,6 +127,8 @@ func hintFor(err error) string {
 		return "import a journal first: delta memory import .delta/<run_id>/journal.jsonl (or pass --db)"
 	case errors.Is(err, memory.ErrLLMSettings):
 		return "set OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint), or pass --summarizer extractive"
+	case errors.Is(err, fold.ErrBadRange) && strings.Contains(err.Error(), "already folded"):
+		return "fold it at a higher --level, fold a wider range, or unfold the block first (delta memory unfold ID)"
 	case errors.Is(err, fold.ErrFoldRace):
 		return "another process folded part of this range meanwhile; run the fold again (it widens to the blocks that now cut the range)"
 	case errors.Is(err, sqldb.ErrLocked):

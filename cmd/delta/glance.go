@@ -234,7 +234,9 @@ func printBookmarks(w io.Writer, marks []bookmarkJSON) {
 	}
 	fmt.Fprintf(w, "\nbookmarks\n")
 	for _, m := range marks {
-		fmt.Fprintf(w, "  [%d] %s\n", m.Iteration, m.Note)
+		// A note is a line of why; a long one is cut here (show --json
+		// and the window keep it whole).
+		fmt.Fprintf(w, "  [%d] %s\n", m.Iteration, oneLine(m.Note, 100))
 		if !m.InWindow {
 			fmt.Fprintf(w, "       its text is not in the window: the budget cannot hold it (see context --format json, \"omitted\")\n")
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/delta-memory/delta-memory/fold"
 )
 
 func TestShowIsAnAtAGlanceView(t *testing.T) {
@@ -125,5 +127,15 @@ func TestSavedTextNeverSaysANegativeSaving(t *testing.T) {
 		if strings.Contains(got, "-") {
 			t.Errorf("savedText(%d, %d) = %q: a negative figure", c.window, c.raw, got)
 		}
+	}
+}
+
+func TestShowCutsALongBookmarkNoteToALine(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	printBookmarks(&b, []bookmarkJSON{{Bookmark: fold.Bookmark{Iteration: 3, Note: strings.Repeat("why it matters ", 400) + "\nsecond line"}, InWindow: true}})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 || len([]rune(lines[1])) > 110 || !strings.HasSuffix(lines[1], "…") {
+		t.Errorf("show's bookmark lines:\n%s", b.String())
 	}
 }
