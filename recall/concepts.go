@@ -47,30 +47,65 @@ type conceptualizer struct {
 }
 
 // Filter replaces each word by the concepts it names and those above
-// them, at the word's position; a word that names none is dropped.
+// them, at the word's position; a word that names none is dropped. Two
+// adjacent words that make a noun together ("martial arts", "ice cream")
+// are replaced by the noun's concepts alone, at the first one's position:
+// the compound is what the text is about, and its words' own concepts
+// (art, frozen water) would say something else.
 func (c *conceptualizer) Filter(input analysis.TokenStream) analysis.TokenStream {
 	out := make(analysis.TokenStream, 0, len(input))
-	for _, tok := range input {
-		for _, concept := range c.broader(tok.Term) {
+	emit := func(tok *analysis.Token, concepts []string) {
+		for _, concept := range concepts {
 			out = append(out, &analysis.Token{Term: []byte(concept), Start: tok.Start, End: tok.End, Position: tok.Position, Type: tok.Type})
 		}
+	}
+	for i := 0; i < len(input); i++ {
+		tok := input[i]
+		if i+1 < len(input) && input[i+1].Position == tok.Position+1 {
+			if cs := c.pair(tok.Term, input[i+1].Term); len(cs) > 0 {
+				emit(tok, cs)
+				i++
+				continue
+			}
+		}
+		emit(tok, c.broader(tok.Term))
 	}
 	return out
 }
 
 func (c *conceptualizer) broader(term []byte) []string {
+	return c.remember(string(term), func() []string { return lexicon.Broader(nil, string(term)) })
+}
+
+// pair returns the concepts of the two-word noun a b, none when the words
+// make none. Only a pair whose first word starts a noun of two is looked
+// up (and remembered).
+func (c *conceptualizer) pair(a, b []byte) []string {
+	if !lexicon.StartsPair(string(a)) {
+		return nil
+	}
+	key := string(a) + "_" + string(b)
+	return c.remember(key, func() []string {
+		cs, _ := lexicon.PairBroader(nil, string(a), string(b))
+		return cs
+	})
+}
+
+// remember returns what look gives for key, from memory when it was
+// asked before.
+func (c *conceptualizer) remember(key string, look func() []string) []string {
 	c.mu.RLock()
-	cs, ok := c.known[string(term)]
+	cs, ok := c.known[key]
 	c.mu.RUnlock()
 	if ok {
 		return cs
 	}
-	cs = lexicon.Broader(nil, string(term))
+	cs = look()
 	c.mu.Lock()
 	if len(c.known) >= conceptCacheSize {
 		c.known = make(map[string][]string, conceptCacheSize/4)
 	}
-	c.known[string(term)] = cs
+	c.known[key] = cs
 	c.mu.Unlock()
 	return cs
 }
@@ -91,8 +126,19 @@ func (ix *index) conceptQuery(ctx context.Context, words string) (query.Query, e
 		return nil, nil
 	}
 	var named []string
-	for _, t := range an.Analyze([]byte(words)) {
-		for _, c := range lexicon.Named(nil, string(t.Term)) {
+	toks := an.Analyze([]byte(words))
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		// As the index reads a text (conceptualizer.Filter): two adjacent
+		// words that make a noun name its concept, not their own.
+		cs := lexicon.Named(nil, string(t.Term))
+		if i+1 < len(toks) && toks[i+1].Position == t.Position+1 {
+			if pc, ok := lexicon.PairNamed(nil, string(t.Term), string(toks[i+1].Term)); ok {
+				cs = pc
+				i++
+			}
+		}
+		for _, c := range cs {
 			if !slices.Contains(named, c) {
 				named = append(named, c)
 			}

@@ -5,7 +5,8 @@
 //
 // The data is derived from WordNet 3.0 (Princeton University; see
 // WORDNET-LICENSE) by ./gen: for each noun and verb of one word, the
-// synset of its commonest sense and up to three levels of hypernyms. Only
+// synset of its commonest sense and up to three levels of hypernyms, and
+// for nouns of two words the same (pair.go). Only
 // the commonest sense is kept: a word's rarer senses ("kid" as a verb, to
 // tease) bring more noise than reach.
 package lexicon
@@ -26,7 +27,7 @@ var data string
 // (a test checks it). Concepts are numbered anew whenever ./gen runs, so
 // an index of concepts is only good with the table it was made with, and
 // the recall index's schema includes this.
-const Version = "a36fc05ad516"
+const Version = "5f1c51533684"
 
 // Part of speech, as the table's first column spells it.
 const (
@@ -37,25 +38,40 @@ const (
 // find returns the fields after key of the table's line that starts with
 // key and a tab (key is "n\tword", say), if there is one.
 func find(key string) ([]string, bool) {
-	lo, hi := 0, len(data) // a line starts at lo; the one sought starts before hi
+	at := lowerBound(key)
+	if at >= len(data) {
+		return nil, false
+	}
+	line := data[at:lineEnd(at)]
+	if compareKey(line, key) != 0 {
+		return nil, false
+	}
+	return strings.Split(line[len(key)+1:], "\t"), true
+}
+
+// lowerBound returns where the first line of the table whose key is not
+// less than key starts (len(data) when there is none), by binary search.
+func lowerBound(key string) int {
+	lo, hi := 0, len(data) // a line starts at lo; the one sought starts at or after lo, before hi
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		start := lo + strings.LastIndexByte(data[lo:mid], '\n') + 1
-		end := strings.IndexByte(data[start:], '\n')
-		if end < 0 {
-			end = len(data) - start
-		}
-		line := data[start : start+end]
-		switch c := compareKey(line, key); {
-		case c == 0:
-			return strings.Split(line[len(key)+1:], "\t"), true
-		case c < 0:
-			lo = start + end + 1
-		default:
+		end := lineEnd(start)
+		if compareKey(data[start:end], key) < 0 {
+			lo = end + 1
+		} else {
 			hi = start
 		}
 	}
-	return nil, false
+	return lo
+}
+
+// lineEnd returns where the line starting at start ends.
+func lineEnd(start int) int {
+	if end := strings.IndexByte(data[start:], '\n'); end >= 0 {
+		return start + end
+	}
+	return len(data)
 }
 
 // compareKey compares a line's key (up to its second tab) with key.

@@ -97,3 +97,54 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsNameTheCompound: two words that make a noun name its concept,
+// which the members WordNet files under it reach (taekwondo is a martial
+// art, Spain a European country), across a plural; words that make no
+// noun name nothing as a pair.
+func TestPairsNameTheCompound(t *testing.T) {
+	for _, c := range []struct{ a, b, member string }{
+		{"martial", "arts", "taekwondo"},
+		{"european", "countries", "spain"},
+		{"ice", "cream", ""},
+	} {
+		if !StartsPair(c.a) {
+			t.Errorf("StartsPair(%q) = false", c.a)
+		}
+		named, ok := PairNamed(nil, c.a, c.b)
+		if !ok || len(named) != 1 {
+			t.Fatalf("PairNamed(%q, %q) = %v, %v", c.a, c.b, named, ok)
+		}
+		broader, ok := PairBroader(nil, c.a, c.b)
+		if !ok || broader[0] != named[0] || len(broader) < 2 {
+			t.Errorf("PairBroader(%q, %q) = %v, want %s first and the concepts above it", c.a, c.b, broader, named[0])
+		}
+		if c.member != "" && !slices.Contains(Broader(nil, c.member), named[0]) {
+			t.Errorf("%s does not reach %s %s's concept", c.member, c.a, c.b)
+		}
+		if single := Named(nil, c.b); len(single) > 0 && single[0] == named[0] {
+			t.Errorf("%q alone names the compound's concept", c.b)
+		}
+	}
+	for _, p := range [][2]string{{"martial", "law2"}, {"swimming", "pool2"}, {"xqzzv", "art"}, {"", "art"}, {"went", "swimming"}} {
+		if got, ok := PairNamed(nil, p[0], p[1]); ok {
+			t.Errorf("PairNamed(%q, %q) = %v: not a noun of the table", p[0], p[1], got)
+		}
+	}
+	for _, w := range []string{"xqzzv", "zzzz", "", "aaaaa"} {
+		if StartsPair(w) {
+			t.Errorf("StartsPair(%q) = true", w)
+		}
+	}
+}
+
+func BenchmarkPair(b *testing.B) {
+	b.ReportAllocs()
+	pairs := [][2]string{{"martial", "arts"}, {"went", "swimming"}, {"ice", "cream"}, {"the", "kids"}}
+	var dst []string
+	for b.Loop() {
+		for _, p := range pairs {
+			dst, _ = PairBroader(dst[:0], p[0], p[1])
+		}
+	}
+}

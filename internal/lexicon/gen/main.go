@@ -3,7 +3,8 @@
 //
 //	go run ./internal/lexicon/gen /usr/share/wordnet > internal/lexicon/wordnet.txt
 //
-// Each line is a part of speech (n or v), a lemma of one word, the concept
+// Each line is a part of speech (n or v), a lemma of one word (or a noun
+// of two, joined by an underscore: martial_art), the concept
 // its commonest sense names (a synset), and the concepts above it
 // (hypernyms and instance hypernyms, up to three levels), as numbers in
 // base 36. Lines whose part of speech ends in "!" give an irregular form
@@ -140,11 +141,20 @@ func word(l string) bool {
 	return true
 }
 
+// compound reports whether a noun lemma is two plain words ("martial_art",
+// "ice_cream"): a question that names one ("what martial arts…") means the
+// compound, not its words, and the lexicon looks such pairs up
+// (lexicon.Pair). Longer ones are rare in speech and left out.
+func compound(l string) bool {
+	a, b, ok := strings.Cut(l, "_")
+	return ok && word(a) && word(b)
+}
+
 func load(dir, name string) (*pos, error) {
 	p := &pos{name: name, first: map[string]string{}, sets: map[string]synset{}, exc: map[string]string{}}
 	tag := name[:1]
 	err := lines(filepath.Join(dir, "index."+name), func(f []string) error {
-		if len(f) < 6 || !word(f[0]) {
+		if len(f) < 6 || !word(f[0]) && !(name == "noun" && compound(f[0])) {
 			return nil
 		}
 		ptrs, err := strconv.Atoi(f[3])
