@@ -95,6 +95,10 @@ func Trajectories(ctx context.Context, ts []Transcript, opts TrajectoryOptions) 
 		return nil, err
 	}
 	rep.WithoutToolCalls = append(rep.WithoutToolCalls, without...)
+	if len(runs) == 0 {
+		// A table of zeros would read as a result.
+		return nil, fmt.Errorf("no transcript calls a tool, so no step comes back to an earlier one's target: nothing to measure in the %d transcript(s) read", len(ts))
+	}
 	for _, tr := range runs {
 		rep.Runs++
 		rep.Steps += len(tr.steps)

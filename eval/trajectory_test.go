@@ -91,6 +91,20 @@ func TestTrajectoriesMini(t *testing.T) {
 }
 
 // TestTrajectoryJSONShape: the JSON names stay as documented.
+// TestTrajectoriesWithoutToolCallsIsAnError: transcripts none of which
+// calls a tool have nothing to probe; a report of zeros would read as a
+// result.
+func TestTrajectoriesWithoutToolCallsIsAnError(t *testing.T) {
+	t.Parallel()
+	chat, err := parseTranscripts("chat.json", []byte(`[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Trajectories(context.Background(), chat, TrajectoryOptions{}); err == nil || !strings.Contains(err.Error(), "no transcript calls a tool") {
+		t.Errorf("a transcript without tool calls: %+v, %v", rep, err)
+	}
+}
+
 func TestTrajectoryJSONShape(t *testing.T) {
 	t.Parallel()
 	var c revisitCount

@@ -80,6 +80,9 @@ func Load(path string) ([]Conversation, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: not a LoCoMo file (want a JSON list of samples with conversation and qa): %w", path, err)
 	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%s: no LoCoMo samples: the list is empty", path)
+	}
 	out := make([]Conversation, 0, len(raw))
 	for i, r := range raw {
 		c := Conversation{ID: r.SampleID}

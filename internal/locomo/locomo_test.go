@@ -1,6 +1,7 @@
 package locomo
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -106,5 +107,16 @@ func TestEventsCarryTheSessionDates(t *testing.T) {
 		if !e.Timestamp.Equal(want[i]) {
 			t.Errorf("event %d at %s, want %s", i+1, e.Timestamp, want[i])
 		}
+	}
+}
+
+// TestLoadRefusesAnEmptyList: an eval of no conversation would print a
+// table of zeros, which reads as a result.
+func TestLoadRefusesAnEmptyList(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "empty.json")
+	os.WriteFile(path, []byte("[]\n"), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "empty.json") || !strings.Contains(err.Error(), "no LoCoMo samples") {
+		t.Errorf("an empty list: %v", err)
 	}
 }

@@ -116,6 +116,9 @@ func loadFile(path string) ([]Question, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a LongMemEval file (want a question object, or a list of them, with question_id and haystack_sessions): %w", path, err)
 	}
+	if len(raws) == 0 {
+		return nil, fmt.Errorf("%w in %s: the list is empty", ErrNoQuestions, path)
+	}
 	out := make([]Question, 0, len(raws))
 	for i, r := range raws {
 		q, err := r.question(path)

@@ -83,6 +83,11 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "not a LongMemEval file") {
 		t.Errorf("not JSON objects: %v", err)
 	}
+	// An empty list is no eval: a table of zeros would read as a result.
+	os.WriteFile(bad, []byte(` [ ] `), 0o644)
+	if _, err := Load(bad); !errors.Is(err, ErrNoQuestions) || !strings.Contains(err.Error(), "bad.json") {
+		t.Errorf("an empty list: %v, want ErrNoQuestions naming the file", err)
+	}
 }
 
 func TestEvents(t *testing.T) {
