@@ -114,6 +114,7 @@ Examples:
 			},
 		}},
 	}
+	ownHelp(app.Commands)
 	return app
 }
 

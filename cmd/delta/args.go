@@ -30,13 +30,13 @@ func hoistFlags(app *cli.App, args []string) []string {
 		if next == nil {
 			break
 		}
-		leaf, cmds = next, next.Subcommands
+		leaf, cmds = next, subcommands(next)
 		i++
 		if len(cmds) == 0 {
 			break
 		}
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 {
+	if leaf == nil || len(subcommands(leaf)) > 0 {
 		return args
 	}
 	var flags, positional []string
@@ -84,4 +84,16 @@ func valueArity(f cli.Flag, arg string) int {
 		return 0
 	}
 	return 1
+}
+
+// subcommands returns c's subcommands but its help command (ownHelp),
+// which every command has: a command with no others is a leaf.
+func subcommands(c *cli.Command) []*cli.Command {
+	var out []*cli.Command
+	for _, s := range c.Subcommands {
+		if s.Name != "help" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
