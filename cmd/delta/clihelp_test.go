@@ -64,7 +64,13 @@ func TestEachAppHasHelpCommandsOfItsOwn(t *testing.T) {
 	for _, path := range [][]string{{"memory"}, {"memory", "show"}, {"memory", "eval"}, {"memory", "eval", "locomo"}} {
 		ca, cb := a.Command(path[0]), b.Command(path[0])
 		for _, name := range path[1:] {
+			if ca == nil || cb == nil {
+				break
+			}
 			ca, cb = ca.Command(name), cb.Command(name)
+		}
+		if ca == nil || cb == nil {
+			t.Fatalf("delta %s: no such command", strings.Join(path, " "))
 		}
 		ha, hb := ca.Command("help"), cb.Command("h")
 		if ha == nil || hb == nil || ha == hb {
