@@ -50,6 +50,11 @@ func benchRun(b *testing.B, n int) (*memory.Engine, journal.Run) {
 // twenty, past the focus, so with the second search; mode=fill gives
 // no limit, so the recall takes as many hits as the window has room for
 // (the run's budget is 32,000 tokens: some eighty iterations rendered).
+// It runs at the delta command's garbage collector target
+// (memory.BulkGCPercent), as the processes that recall do (`delta memory
+// retrieve`, `mcp`, `resident`): a recall keeps about a megabyte live and
+// allocates ten, so at Go's default target the collector ran two or three
+// times a fill.
 func BenchmarkRetrieve(b *testing.B) {
 	for _, n := range testrun.Sizes(1_000, 10_000) {
 		for _, mode := range []struct {
@@ -64,6 +69,7 @@ func BenchmarkRetrieve(b *testing.B) {
 }
 
 func benchRetrieve(b *testing.B, n, limit int) {
+	defer debug.SetGCPercent(debug.SetGCPercent(memory.BulkGCPercent))
 	ctx := context.Background()
 	eng, run := benchRun(b, n)
 	// The index must be complete before timing: a catch-up here would be
