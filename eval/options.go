@@ -36,6 +36,10 @@ type Options struct {
 	// Question, if set, is given each question's result, in order. It is
 	// not called for the candidates of CrossValidate.
 	Question func(QuestionResult)
+	// Probe, if set, is given each probe's result of a trajectories eval,
+	// run by run and, within a run, budget by budget, in order; not for
+	// the candidates of CrossValidate either.
+	Probe func(ProbeResult)
 }
 
 // Progress says how far an eval got.

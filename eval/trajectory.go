@@ -145,6 +145,16 @@ func Trajectories(ctx context.Context, ts []Transcript, opts TrajectoryOptions) 
 			for sys, shs := range windows {
 				all[r][bi][sys] = judge(tr, shs)
 			}
+			if opts.Probe != nil {
+				windows[SystemDelta] = ours
+				for i, p := range tr.probes {
+					shown := make(map[string]shown, len(windows))
+					for sys, shs := range windows {
+						shown[sys] = shs[i]
+					}
+					opts.Probe(probeResult(tr.name, budget, p, shown))
+				}
+			}
 		}
 	}
 	rep.ByBudget = tallyBudgets(runs, all, budgets, TrajectorySystems, nil)

@@ -162,3 +162,39 @@ func union(a, b map[string]bool) map[string]bool {
 	}
 	return out
 }
+
+// ProbeResult is what each system's window held of one probe at one
+// budget (eval trajectories --questions).
+type ProbeResult struct {
+	Run    string `json:"run"`
+	Budget int    `json:"budget"`
+	Probe
+	// Distance is the probe's bucket of DistanceBuckets; Needed, how many
+	// of its evidence terms a window must hold.
+	Distance string `json:"distance"`
+	Needed   int    `json:"needed"`
+	// Found lists, per system, the evidence terms its window held (outside
+	// Static for the engine, as judged); Held says whether that held the
+	// probe; Tokens is the window's size.
+	Found  map[string][]string `json:"found"`
+	Held   map[string]bool     `json:"held"`
+	Tokens map[string]int      `json:"tokens"`
+}
+
+// probeResult reads what each system's window (shown, by system) held of
+// probe p at budget.
+func probeResult(run string, budget int, p Probe, shown map[string]shown) ProbeResult {
+	pr := ProbeResult{Run: run, Budget: budget, Probe: p, Distance: DistanceBuckets[distanceBucket(p.Distance())], Needed: p.needed(),
+		Found: map[string][]string{}, Held: map[string]bool{}, Tokens: map[string]int{}}
+	for sys, sh := range shown {
+		window := wordSet(sh.text)
+		found := []string{}
+		for _, w := range p.Evidence {
+			if window[w] {
+				found = append(found, w)
+			}
+		}
+		pr.Found[sys], pr.Held[sys], pr.Tokens[sys] = found, p.holds(window), sh.tokens
+	}
+	return pr
+}

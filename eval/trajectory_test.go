@@ -240,3 +240,57 @@ func TestBaselineStepsAreShownAsTheEngineShowsThem(t *testing.T) {
 		t.Errorf("the journal's iteration changed: %q", it.Calls[0].Result.Output)
 	}
 }
+
+// TestTrajectoryProbeResults collects the per-probe results (--questions)
+// of a trajectories eval at two budgets: one per probe and budget, each
+// system's found terms in the probe's evidence, held exactly when they
+// reach its need, and the held ones adding up to the report's counts.
+func TestTrajectoryProbeResults(t *testing.T) {
+	t.Parallel()
+	ts, err := parseTranscripts("mini.json", []byte(tauArray(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []ProbeResult
+	opts := TrajectoryOptions{Options: Options{Probe: func(p ProbeResult) { got = append(got, p) }}, Budgets: []int{4000, 1000}}
+	rep, err := Trajectories(context.Background(), ts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2*rep.Probes {
+		t.Fatalf("%d probe results, want %d (%d probes at 2 budgets)", len(got), 2*rep.Probes, rep.Probes)
+	}
+	held := map[int]map[string]int{}
+	for _, p := range got {
+		if p.Run == "" || p.Step <= p.Source || p.Needed != (len(p.Evidence)+1)/2 || p.Distance != DistanceBuckets[distanceBucket(p.Step-p.Source)] {
+			t.Errorf("probe result %+v: run, steps, need or distance wrong", p)
+		}
+		if held[p.Budget] == nil {
+			held[p.Budget] = map[string]int{}
+		}
+		for _, sys := range TrajectorySystems {
+			found, ok := p.Found[sys]
+			if !ok || p.Tokens[sys] <= 0 || p.Tokens[sys] > p.Budget {
+				t.Errorf("probe %d of %s at %d: system %s missing or its tokens %d out of range", p.Step, p.Run, p.Budget, sys, p.Tokens[sys])
+			}
+			for _, w := range found {
+				if !slices.Contains(p.Evidence, w) {
+					t.Errorf("probe %d of %s: %s found %q, not an evidence term", p.Step, p.Run, sys, w)
+				}
+			}
+			if p.Held[sys] != (len(found) >= p.Needed) {
+				t.Errorf("probe %d of %s at %d: %s found %d of %d needed, held %v", p.Step, p.Run, p.Budget, sys, len(found), p.Needed, p.Held[sys])
+			}
+			if p.Held[sys] {
+				held[p.Budget][sys]++
+			}
+		}
+	}
+	for _, b := range rep.ByBudget {
+		for _, sys := range TrajectorySystems {
+			if held[b.Budget][sys] != b.Systems[sys].Held {
+				t.Errorf("at %d, %s held %d probes in the results, %d in the report", b.Budget, sys, held[b.Budget][sys], b.Systems[sys].Held)
+			}
+		}
+	}
+}

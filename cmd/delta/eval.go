@@ -178,10 +178,11 @@ func evalAction(e env, spec evalSpec) cli.ActionFunc {
 }
 
 // questionsOutput opens --questions' file, if given, and sets
-// opts.Question to write each question to it as a JSON line. The function
+// opts.Question (opts.Probe for trajectories) to write each question (each
+// probe) to it as a JSON line. The function
 // it returns closes the file, reporting the first write error.
 func questionsOutput(c *cli.Context, opts *eval.Options) (func() error, error) {
-	path := c.String("questions") // "" for trajectories, which has no such flag
+	path := c.String("questions")
 	if path == "" {
 		return func() error { return nil }, nil
 	}
@@ -194,6 +195,11 @@ func questionsOutput(c *cli.Context, opts *eval.Options) (func() error, error) {
 	opts.Question = func(q eval.QuestionResult) {
 		if werr == nil {
 			werr = enc.Encode(q)
+		}
+	}
+	opts.Probe = func(p eval.ProbeResult) {
+		if werr == nil {
+			werr = enc.Encode(p)
 		}
 	}
 	return func() error {

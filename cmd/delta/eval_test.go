@@ -223,9 +223,29 @@ func TestEvalTrajectories(t *testing.T) {
 	b := setup(t)
 	file := trajFixture(t, b)
 	b.write(t, "runs/chat.jsonl", `{"role": "user", "content": "hi"}`+"\n"+`{"role": "assistant", "content": "hello"}`+"\n")
-	out, errOut, code := b.run(t, ctx, "memory", "eval", "trajectories", "--budget", "2000", filepath.Dir(file))
+	probes := filepath.Join(t.TempDir(), "probes.jsonl")
+	out, errOut, code := b.run(t, ctx, "memory", "eval", "trajectories", "--budget", "2000", "--questions", probes, filepath.Dir(file))
 	if code != 0 {
 		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	// --questions: one line per probe, what each system's window held.
+	data, err := os.ReadFile(probes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 16 {
+		t.Errorf("--questions wrote %d lines, want one per probe (16)", len(lines))
+	}
+	var probe struct {
+		Run      string          `json:"run"`
+		Budget   int             `json:"budget"`
+		Step     int             `json:"step"`
+		Evidence []string        `json:"evidence"`
+		Held     map[string]bool `json:"held"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &probe); err != nil || probe.Budget != 2000 || probe.Step == 0 || len(probe.Evidence) == 0 || len(probe.Held) != 3 {
+		t.Errorf("first --questions line %s: %+v, %v", lines[0], probe, err)
 	}
 	for _, s := range []string{
 		"Trajectory revisits: " + filepath.Dir(file) + ", 4 runs, 40 steps, 16 probes (4 more left out: no evidence term)",
