@@ -27,10 +27,11 @@ func toolStep(n int, name, args, result string, pending bool) []map[string]any {
 }
 
 // TestRevisitRecallsTheEarlierOutput: a call that takes again a value an
-// earlier call took (a date here, which is no entity; a booking code) brings
-// that earlier call back with its output once it is folded, into the room
-// the window has, so that the agent sees what it saw then. The window is
-// built at the pending call, as an agent gets it.
+// earlier call took (a date here, which is no entity, also nested in a list
+// of flights; a booking code) brings that earlier call back with its output
+// once it is folded, into the room the window has, so that the agent sees
+// what it saw then. The window is built at the pending call, as an agent
+// gets it.
 func TestRevisitRecallsTheEarlierOutput(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -38,6 +39,8 @@ func TestRevisitRecallsTheEarlierOutput(t *testing.T) {
 	}{
 		{"a date", `{"origin":"DEN","destination":"IAH","date":"2024-06-03"}`, "HAT999 departs 07:15 from gate B17"},
 		{"a booking code", `{"reservation_id":"QX7ZP2"}`, "seat 14C, aisle, meal kosher"},
+		// The date nested in a list of flights, as a booking tool takes it.
+		{"a nested date", `{"reservation_id":"ZZ0000","flights":[{"flight_number":"HAT998","date":"2024-06-03"}]}`, "HAT999 departs 07:15 from gate B17"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -118,7 +118,9 @@ var schemaKey = []byte("delta-memory/schema")
 // indexSchema 6: no acts or changed fields (the triggers look in SQLite).
 // indexSchema 7: iterations' concepts (concepts.go), numbered by the
 // lexicon's table, whose version is part of the schema.
-const indexSchema = "7." + lexicon.Version
+// indexSchema 8: a call's arguments nested in arrays and objects are text
+// and entities too (scoring.ArgText).
+const indexSchema = "8." + lexicon.Version
 
 // index is the bleve index beside the database (memory.bleve/).
 type index struct {

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -413,28 +414,64 @@ func dedupChanges(cs []StateChange) []StateChange {
 }
 
 // ArgText flattens the string values of a tool call's JSON arguments into
-// text, one per line, in key order: what the call names (paths, commands,
-// queries). File contents being written ("content") are left out; their
-// bulk is not what the call is about, the path is. Arguments that are not
-// a JSON object come back as they are.
+// text, one per line: what the call names (paths, commands, queries, ids,
+// dates). Values nested in arrays and objects count too, keys in order at
+// each level and items in theirs: a booking tool's flights, a batch edit's
+// paths. File contents being written ("content", at any level) are left
+// out; their bulk is not what the call is about, the path is. Arguments
+// that are not a JSON object come back as they are.
 func ArgText(raw []byte) string {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil || obj == nil {
 		return string(raw)
 	}
+	var b strings.Builder
+	argStrings(&b, obj, 0)
+	return b.String()
+}
+
+// maxArgDepth bounds how deep ArgText reads nested arguments.
+const maxArgDepth = 8
+
+// argStrings writes the string values of obj to b, one per line, keys in
+// order, reading nested objects and arrays up to maxArgDepth.
+func argStrings(b *strings.Builder, obj map[string]json.RawMessage, depth int) {
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
-		keys = append(keys, k)
+		if k != "content" {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
-	var b strings.Builder
 	for _, k := range keys {
-		var s string
-		if k == "content" || json.Unmarshal(obj[k], &s) != nil || s == "" {
-			continue
-		}
-		b.WriteString(s)
-		b.WriteByte('\n')
+		argValue(b, obj[k], depth)
 	}
-	return b.String()
+}
+
+// argValue writes the string values of one JSON value to b (argStrings).
+func argValue(b *strings.Builder, raw json.RawMessage, depth int) {
+	v := bytes.TrimLeft(raw, " \t\r\n")
+	if len(v) == 0 {
+		return
+	}
+	switch v[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil && s != "" {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	case '{':
+		var obj map[string]json.RawMessage
+		if depth < maxArgDepth && json.Unmarshal(v, &obj) == nil {
+			argStrings(b, obj, depth+1)
+		}
+	case '[':
+		var items []json.RawMessage
+		if depth < maxArgDepth && json.Unmarshal(v, &items) == nil {
+			for _, it := range items {
+				argValue(b, it, depth+1)
+			}
+		}
+	}
 }

@@ -151,6 +151,13 @@ func TestArgText(t *testing.T) {
 		{`null`, "null"},
 		{`["a"]`, `["a"]`},
 		{``, ``},
+		// Nested values count, keys in order at each level; a nested
+		// content is left out too; numbers and booleans are not names.
+		{`{"reservation_id":"XEWRD9","flights":[{"flight_number":"HAT030","date":"2024-05-13"},{"flight_number":"HAT052","date":"2024-05-21"}],"cabin":"economy","paid":true,"n":2}`,
+			"economy\n2024-05-13\nHAT030\n2024-05-21\nHAT052\nXEWRD9\n"},
+		{`{"edits":[{"path":"a.go","content":"package a"}],"paths":["b.go", "", "c.go"]}`, "a.go\nb.go\nc.go\n"},
+		{`{"a":[[["deep"]]]}`, "deep\n"},
+		{`{"a":[[[[[[[[[["too deep"]]]]]]]]]]}`, ""},
 	}
 	for _, c := range cases {
 		if got := ArgText([]byte(c.in)); got != c.want {
