@@ -425,17 +425,29 @@ func ArgText(raw []byte) string {
 	if json.Unmarshal(raw, &obj) != nil || obj == nil {
 		return string(raw)
 	}
-	var b strings.Builder
-	argStrings(&b, obj, 0)
-	return b.String()
+	w := argWriter{left: maxArgStrings}
+	w.object(obj, 0)
+	return w.b.String()
 }
 
-// maxArgDepth bounds how deep ArgText reads nested arguments.
-const maxArgDepth = 8
+// Bounds of ArgText: how deep it reads nested arguments, and how many
+// strings it gives. A call names a few things; one that carries hundreds
+// of values (rows to insert, a batch) carries data, and its first values
+// say what it is about.
+const (
+	maxArgDepth   = 8
+	maxArgStrings = 256
+)
 
-// argStrings writes the string values of obj to b, one per line, keys in
-// order, reading nested objects and arrays up to maxArgDepth.
-func argStrings(b *strings.Builder, obj map[string]json.RawMessage, depth int) {
+// argWriter collects the string values of a call's arguments (ArgText).
+type argWriter struct {
+	b    strings.Builder
+	left int
+}
+
+// object writes the string values of obj, keys in order, reading nested
+// objects and arrays up to maxArgDepth.
+func (w *argWriter) object(obj map[string]json.RawMessage, depth int) {
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		if k != "content" {
@@ -444,33 +456,34 @@ func argStrings(b *strings.Builder, obj map[string]json.RawMessage, depth int) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		argValue(b, obj[k], depth)
+		w.value(obj[k], depth)
 	}
 }
 
-// argValue writes the string values of one JSON value to b (argStrings).
-func argValue(b *strings.Builder, raw json.RawMessage, depth int) {
+// value writes the string values of one JSON value.
+func (w *argWriter) value(raw json.RawMessage, depth int) {
 	v := bytes.TrimLeft(raw, " \t\r\n")
-	if len(v) == 0 {
+	if len(v) == 0 || w.left == 0 {
 		return
 	}
 	switch v[0] {
 	case '"':
 		var s string
 		if json.Unmarshal(v, &s) == nil && s != "" {
-			b.WriteString(s)
-			b.WriteByte('\n')
+			w.b.WriteString(s)
+			w.b.WriteByte('\n')
+			w.left--
 		}
 	case '{':
 		var obj map[string]json.RawMessage
 		if depth < maxArgDepth && json.Unmarshal(v, &obj) == nil {
-			argStrings(b, obj, depth+1)
+			w.object(obj, depth+1)
 		}
 	case '[':
 		var items []json.RawMessage
 		if depth < maxArgDepth && json.Unmarshal(v, &items) == nil {
 			for _, it := range items {
-				argValue(b, it, depth+1)
+				w.value(it, depth+1)
 			}
 		}
 	}

@@ -1,7 +1,9 @@
 package scoring
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -163,5 +165,14 @@ func TestArgText(t *testing.T) {
 		if got := ArgText([]byte(c.in)); got != c.want {
 			t.Errorf("ArgText(%s) = %q, want %q", c.in, got, c.want)
 		}
+	}
+	// A call carrying hundreds of values gives its first maxArgStrings.
+	rows := make([]string, 300)
+	for i := range rows {
+		rows[i] = fmt.Sprintf(`{"id":"row-%d"}`, i)
+	}
+	got := ArgText([]byte(`{"rows":[` + strings.Join(rows, ",") + `],"table":"events"}`))
+	if lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n"); len(lines) != maxArgStrings || lines[0] != "row-0" || lines[len(lines)-1] != fmt.Sprintf("row-%d", maxArgStrings-1) {
+		t.Errorf("ArgText of 300 rows gave %d lines, %q to %q; want the first %d", len(lines), lines[0], lines[len(lines)-1], maxArgStrings)
 	}
 }
