@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
+	"github.com/delta-memory/delta-memory/recall"
 	"github.com/delta-memory/delta-memory/scoring"
 	"github.com/delta-memory/delta-memory/window"
 )
@@ -57,6 +59,44 @@ func TestRevisitRecallsTheEarlierOutput(t *testing.T) {
 				t.Fatalf("the pending call did not bring back the earlier output %q; Retrieved:\n%s", tc.want, got)
 			}
 		})
+	}
+}
+
+// TestARevisitGetsTheCallThatTookTheValue: the agent read a booking, then
+// restated its code in a reply. When a later call takes the code again,
+// both earlier steps match it as strongly (an identifier the call acts
+// on; the value the earlier call took), and the call that read the
+// booking is recalled first: when the room runs out, the recall made last
+// at a step is the one that leaves, and the reply only named the code.
+func TestARevisitGetsTheCallThatTookTheValue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Change my booking."}}
+	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"QX7ZP2"}`,
+		`{"reservation_id": "QX7ZP2", "passengers": 1, "detail": "seat 14C, aisle, meal kosher"}`, false)...)
+	msgs = append(msgs, map[string]any{"role": "assistant", "content": "I found reservation QX7ZP2. " + prose(77, 60)})
+	for i := 3; i <= 24; i++ {
+		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(100+i, 120), false)...)
+	}
+	msgs = append(msgs, toolStep(25, "update_reservation", `{"reservation_id":"QX7ZP2"}`, "", true)...)
+	eng := importAgent(t, 2000, msgs)
+	run, err := eng.Journal.Run(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := eng.Recall.Active(ctx, run.ID, run.Iterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made []recall.Recall
+	for _, r := range active {
+		if r.Since == run.Iterations {
+			made = append(made, r)
+		}
+	}
+	slices.SortFunc(made, func(a, b recall.Recall) int { return a.ID - b.ID })
+	if len(made) != 2 || made[0].First != 1 || made[1].First != 2 {
+		t.Fatalf("the pending call made recalls %+v; want iteration 1 (the call that took the code), then 2 (the reply that named it)", made)
 	}
 }
 

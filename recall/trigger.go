@@ -213,10 +213,14 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 //
 // A call that takes a value an earlier, folded call took (the same path,
 // id, date or query: argValues) is a revisit too, found by the value
-// rather than by an entity.
+// rather than by an entity. Of two candidates equally strong, one found by
+// a value comes first: two calls that took the same argument are tied by
+// what they acted on, where an entity's match may be a step that only
+// talked about it (a thought restating a booking ties with the call that
+// read the booking). Then the newer comes first.
 func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.Iteration, names []named, taken []Recall) ([]Recall, error) {
 	now := it.Number
-	var cands []Recall
+	var cands []candidate
 	working := -1
 	covered := newCoverages(r.folds, run)
 	// The values as written, for the recall's query.
@@ -245,7 +249,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 			continue // the latest call that took it is in plain sight
 		}
 		if s := Strength(argSpecificity, max(cov.importance, revisitWorth), false, false); s >= r.cfg.ImplicitThreshold {
-			cands = append(cands, Recall{First: last, Last: last, Reason: ReasonImplicit, Query: cmp.Or(written[v], v), Score: round3(s)})
+			cands = append(cands, candidate{Recall: Recall{First: last, Last: last, Reason: ReasonImplicit, Query: cmp.Or(written[v], v), Score: round3(s)}, byArg: true})
 		}
 	}
 	for _, n := range names {
@@ -273,14 +277,19 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 			return nil, err
 		}
 		if best.Reason != "" && best.Score >= r.cfg.ImplicitThreshold {
-			cands = append(cands, best)
+			cands = append(cands, candidate{Recall: best})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b Recall) int {
+	slices.SortStableFunc(cands, func(a, b candidate) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
 		case a.Score < b.Score:
+			return 1
+		case a.byArg != b.byArg:
+			if a.byArg {
+				return -1
+			}
 			return 1
 		}
 		return b.Last - a.Last
@@ -293,9 +302,16 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 		if contains(out, x.First, x.Last) || contains(taken, x.First, x.Last) {
 			continue
 		}
-		out = append(out, x)
+		out = append(out, x.Recall)
 	}
 	return out, nil
+}
+
+// candidate is an implicit recall a step may make; byArg says it was found
+// by an argument value the step's call takes again (implicitRecalls).
+type candidate struct {
+	Recall
+	byArg bool
 }
 
 // coverage is what Folds.Covering says of an iteration.
