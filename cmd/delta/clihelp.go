@@ -75,6 +75,9 @@ func ownHelp(cmds []*cli.Command) {
 			Usage:     "Shows a list of commands or help for one command",
 			ArgsUsage: "[command]",
 			Action:    helpAction,
+			// Else, when it runs, urfave/cli gives the help command its
+			// shared help command as a subcommand, and writes to that.
+			HideHelpCommand: true,
 		})
 	}
 }

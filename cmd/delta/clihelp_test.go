@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
@@ -79,5 +80,37 @@ func TestEachAppHasHelpCommandsOfItsOwn(t *testing.T) {
 	}
 	if a.Command("help") != nil {
 		t.Error("delta lists a help command; it hides it (HideHelpCommand)")
+	}
+}
+
+// TestAHelpCommandGetsNoSharedHelp: a help command that runs ("delta
+// memory help show", "delta memory show help") is set up as a command, and
+// urfave/cli gives a command without a help subcommand its own shared one,
+// writing to it as it sets up: apps run at once wrote it at once. Ours
+// hide their help command, so nothing under any app is the shared one.
+func TestAHelpCommandGetsNoSharedHelp(t *testing.T) {
+	probe := &cli.App{Name: "probe", Writer: io.Discard, ErrWriter: io.Discard}
+	probe.Setup()
+	shared := probe.Command("help")
+	if shared == nil {
+		t.Skip("urfave/cli gave the probe app no help command to compare with")
+	}
+	for _, args := range [][]string{{"memory", "help", "show"}, {"memory", "show", "help"}, {"memory", "eval", "help", "locomo"}} {
+		var out strings.Builder
+		e := env{stdout: &out, stderr: &out, getenv: func(string) string { return "" }}
+		app := newApp(e)
+		if err := app.RunContext(context.Background(), hoistFlags(app, append([]string{"delta"}, args...))); err != nil {
+			t.Fatalf("delta %s: %v", strings.Join(args, " "), err)
+		}
+		var walk func(path string, cs []*cli.Command)
+		walk = func(path string, cs []*cli.Command) {
+			for _, c := range cs {
+				if c == shared {
+					t.Errorf("after delta %s: %s holds urfave/cli's shared help command", strings.Join(args, " "), path)
+				}
+				walk(path+" "+c.Name, c.Subcommands)
+			}
+		}
+		walk("delta", app.Commands)
 	}
 }

@@ -52,8 +52,12 @@ func evalFlags(what, cv string) []cli.Flag {
 	}
 }
 
-// questionsFlag writes each question's result, for reading misses.
-var questionsFlag = &cli.StringFlag{Name: "questions", Usage: "also write one JSON line per question to `FILE`: its evidence turns, which of them each system's context held, its size (and, for longmemeval, each system's first five sessions)"}
+// questionsFlag writes each question's result, for reading misses. Each
+// command gets a flag of its own: urfave/cli writes to a flag as it
+// applies it, and apps run at once in this package's tests.
+func questionsFlag() cli.Flag {
+	return &cli.StringFlag{Name: "questions", Usage: "also write one JSON line per question to `FILE`: its evidence turns, which of them each system's context held, its size (and, for longmemeval, each system's first five sessions)"}
+}
 
 // cvRecall is what --cv does for the question evals.
 var cvRecall = fmt.Sprintf("also cross-validate the recall settings: each held-out part is evaluated with the setting that did best on the others (%d settings, each evaluated once more)", len(eval.Candidates))
@@ -81,7 +85,7 @@ Examples:
    delta memory eval locomo --cv --budget 2000 locomo10.json
    delta memory eval locomo --budget 8000 --limit 2 --json locomo10.json > locomo.json
    delta memory eval locomo --questions misses.jsonl locomo10.json   # one line per question`,
-		Flags: append(evalFlags("conversations", cvRecall), questionsFlag),
+		Flags: append(evalFlags("conversations", cvRecall), questionsFlag()),
 		Action: evalAction(e, evalSpec{name: "locomo", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			convs, err := locomo.Load(path)
 			if err != nil {
@@ -119,7 +123,7 @@ Examples:
    delta memory eval longmemeval longmemeval_s_cleaned.json
    delta memory eval longmemeval --cv longmemeval_s_cleaned.json
    delta memory eval longmemeval --limit 20 --json questions/ > lme.json`,
-		Flags: append(evalFlags("questions", cvRecall), questionsFlag),
+		Flags: append(evalFlags("questions", cvRecall), questionsFlag()),
 		Action: evalAction(e, evalSpec{name: "longmemeval", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			qs, err := longmemeval.Load(path)
 			if err != nil {

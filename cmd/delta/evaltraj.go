@@ -10,8 +10,10 @@ import (
 )
 
 // probesFlag is --questions for eval trajectories, whose questions are
-// probes.
-var probesFlag = &cli.StringFlag{Name: "questions", Usage: "also write one JSON line per probe and budget to `FILE`: its steps, targets and evidence terms, which of them each system's window held, whether that holds the probe, and the window's size"}
+// probes; a flag of its own per command, as questionsFlag.
+func probesFlag() cli.Flag {
+	return &cli.StringFlag{Name: "questions", Usage: "also write one JSON line per probe and budget to `FILE`: its steps, targets and evidence terms, which of them each system's window held, whether that holds the probe, and the window's size"}
+}
 
 // cvFold is what --cv does for eval trajectories.
 var cvFold = fmt.Sprintf("also cross-validate the fold settings: each quarter of the runs is replayed with the setting that did best on the others (%d settings, each replayed once more)", len(eval.FoldCandidates))
@@ -52,7 +54,7 @@ Examples:
    delta memory eval trajectories --budget 2000,4000,8000 --cv synth:8
    delta memory eval trajectories --budget 4000 --json .delta/run-42/journal.jsonl > revisits.json
    delta memory eval trajectories --budget 2000 --questions probes.jsonl dev.json   # one line per probe`,
-		Flags: append(evalFlags("transcripts", cvFold), probesFlag),
+		Flags: append(evalFlags("transcripts", cvFold), probesFlag()),
 		Action: evalAction(e, evalSpec{name: "trajectories", several: true, unit: "steps", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			load := eval.LoadTranscripts
 			if eval.IsSynth(path) {
