@@ -36,14 +36,18 @@ func (p Probe) Distance() int { return p.Step - p.Source }
 func (p Probe) needed() int { return (len(p.Evidence) + 1) / 2 }
 
 // holds reports whether the words of a window hold the probe's evidence.
-func (p Probe) holds(window map[string]bool) bool {
-	n := 0
+func (p Probe) holds(window map[string]bool) bool { return len(p.found(window)) >= p.needed() }
+
+// found returns the probe's evidence terms that the words of a window
+// hold, in the evidence's order.
+func (p Probe) found(window map[string]bool) []string {
+	out := []string{}
 	for _, w := range p.Evidence {
 		if window[w] {
-			n++
+			out = append(out, w)
 		}
 	}
-	return n >= p.needed()
+	return out
 }
 
 // trajectory is a transcript prepared for the eval: its steps as the
@@ -187,14 +191,8 @@ func probeResult(run string, budget int, p Probe, shown map[string]shown) ProbeR
 	pr := ProbeResult{Run: run, Budget: budget, Probe: p, Distance: DistanceBuckets[distanceBucket(p.Distance())], Needed: p.needed(),
 		Found: map[string][]string{}, Held: map[string]bool{}, Tokens: map[string]int{}}
 	for sys, sh := range shown {
-		window := wordSet(sh.text)
-		found := []string{}
-		for _, w := range p.Evidence {
-			if window[w] {
-				found = append(found, w)
-			}
-		}
-		pr.Found[sys], pr.Held[sys], pr.Tokens[sys] = found, p.holds(window), sh.tokens
+		found := p.found(wordSet(sh.text))
+		pr.Found[sys], pr.Held[sys], pr.Tokens[sys] = found, len(found) >= p.needed(), sh.tokens
 	}
 	return pr
 }
