@@ -70,7 +70,6 @@ func TestRevisitRecallsTheEarlierOutput(t *testing.T) {
 // at a step is the one that leaves, and the reply only named the code.
 func TestARevisitGetsTheCallThatTookTheValue(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Change my booking."}}
 	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"QX7ZP2"}`,
 		`{"reservation_id": "QX7ZP2", "passengers": 1, "detail": "seat 14C, aisle, meal kosher"}`, false)...)
@@ -79,24 +78,78 @@ func TestARevisitGetsTheCallThatTookTheValue(t *testing.T) {
 		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(100+i, 120), false)...)
 	}
 	msgs = append(msgs, toolStep(25, "update_reservation", `{"reservation_id":"QX7ZP2"}`, "", true)...)
-	eng := importAgent(t, 2000, msgs)
-	run, err := eng.Journal.Run(ctx, "agent")
-	if err != nil {
-		t.Fatal(err)
-	}
-	active, err := eng.Recall.Active(ctx, run.ID, run.Iterations)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var made []recall.Recall
-	for _, r := range active {
-		if r.Since == run.Iterations {
-			made = append(made, r)
-		}
-	}
-	slices.SortFunc(made, func(a, b recall.Recall) int { return a.ID - b.ID })
+	made := madeByPending(t, importAgent(t, 2000, msgs))
 	if len(made) != 2 || made[0].First != 1 || made[1].First != 2 {
 		t.Fatalf("the pending call made recalls %+v; want iteration 1 (the call that took the code), then 2 (the reply that named it)", made)
+	}
+}
+
+// TestARevisitGetsTheLatestRead: a file read alone eight times and then
+// once more beside a listing is read again; the recall the pending call
+// makes is of the latest read, which shows what the file holds now, not of
+// an older one whose step named the file alone.
+func TestARevisitGetsTheLatestRead(t *testing.T) {
+	t.Parallel()
+	msgs := []map[string]any{{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix the config loader."}}
+	for i := 1; i <= 8; i++ {
+		msgs = append(msgs, toolStep(i, "read_file", `{"path":"src/app/config.py"}`, fmt.Sprintf("TIMEOUT = %d\n", i), false)...)
+	}
+	calls := []any{
+		map[string]any{"id": "call_9a", "type": "function", "function": map[string]any{"name": "read_file", "arguments": `{"path":"src/app/config.py"}`}},
+		map[string]any{"id": "call_9b", "type": "function", "function": map[string]any{"name": "list_dir", "arguments": `{"path":"src/app"}`}},
+	}
+	msgs = append(msgs, map[string]any{"role": "assistant", "content": nil, "tool_calls": calls},
+		map[string]any{"role": "tool", "tool_call_id": "call_9a", "content": "TIMEOUT = 90\n"},
+		map[string]any{"role": "tool", "tool_call_id": "call_9b", "content": "config.py\nloader.py\n"})
+	msgs = append(msgs, lookups(10, 34, 300)...)
+	msgs = append(msgs, toolStep(35, "read_file", `{"path":"src/app/config.py"}`, "", true)...)
+	made := slices.DeleteFunc(madeByPending(t, importAgent(t, 2000, msgs)), func(r recall.Recall) bool {
+		return !strings.EqualFold(r.Query, "src/app/config.py")
+	})
+	if len(made) == 0 || made[0].First != 9 {
+		t.Fatalf("the pending read made recalls %+v for the file; want iteration 9, its latest read, first", made)
+	}
+}
+
+// TestWhatTheCallTakesAgainComesFirst: a step whose thought names two
+// files written long ago, and whose call runs again a command a folded
+// step ran, recalls that step first: the call acts on it now, the thought
+// only talks about the files, however strongly their writes match.
+func TestWhatTheCallTakesAgainComesFirst(t *testing.T) {
+	t.Parallel()
+	msgs := []map[string]any{{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Make the checks pass."}}
+	msgs = append(msgs, toolStep(1, "write_file", `{"path":"src/app/alpha.py","content":"A = 1\n"}`, "written", false)...)
+	msgs = append(msgs, toolStep(2, "write_file", `{"path":"src/app/beta.py","content":"B = 2\n"}`, "written", false)...)
+	msgs = append(msgs, toolStep(3, "run_shell", `{"command":"make check"}`, "lint clean\nALL CHECKS PASSED in 4.2s\n", false)...)
+	msgs = append(msgs, lookups(4, 30, 400)...)
+	pending := toolStep(31, "run_shell", `{"command":"make check"}`, "", true)
+	pending[0]["content"] = "I changed src/app/alpha.py and src/app/beta.py earlier; running the checks again."
+	msgs = append(msgs, pending...)
+	made := slices.DeleteFunc(madeByPending(t, importAgent(t, 2000, msgs)), func(r recall.Recall) bool {
+		return r.Reason != recall.ReasonImplicit
+	})
+	if len(made) == 0 || made[0].First != 3 {
+		t.Fatalf("the pending call made recalls %+v; want iteration 3 (the command it runs again) first", made)
+	}
+}
+
+// TestALongCommandRunAgainIsARevisit: a shell command longer than a short
+// identifier (a test run with its options), run again once the step that
+// ran it is folded, brings that step back: a command line is what the call
+// acts on, however long, and it names no path for an entity to match.
+func TestALongCommandRunAgainIsARevisit(t *testing.T) {
+	t.Parallel()
+	const command = "python -m pytest -q -k latency --maxfail 1 --durations 5 --timeout 300 --color no --tb short -rA"
+	if len(command) <= 64 {
+		t.Fatalf("the command has %d characters; the test needs more than 64", len(command))
+	}
+	msgs := []map[string]any{{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Make the latency tests pass."}}
+	msgs = append(msgs, toolStep(1, "run_shell", fmt.Sprintf(`{"command":%q}`, command), "3 failed, 9 passed\nslowest: test_bucket_edges 2.31s\n", false)...)
+	msgs = append(msgs, lookups(2, 30, 500)...)
+	msgs = append(msgs, toolStep(31, "run_shell", fmt.Sprintf(`{"command":%q}`, command), "", true)...)
+	made := madeByPending(t, importAgent(t, 2000, msgs))
+	if !slices.ContainsFunc(made, func(r recall.Recall) bool { return r.First == 1 }) {
+		t.Fatalf("running the command again did not bring back iteration 1; it made %+v", made)
 	}
 }
 
@@ -267,4 +320,37 @@ func importAgent(t *testing.T, budget int, msgs []map[string]any) *memory.Engine
 		t.Fatal(err)
 	}
 	return eng
+}
+
+// madeByPending returns the recalls the run's last iteration made (or
+// refreshed into being), in the order they were made.
+func madeByPending(t *testing.T, eng *memory.Engine) []recall.Recall {
+	t.Helper()
+	ctx := context.Background()
+	run, err := eng.Journal.Run(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := eng.Recall.Active(ctx, run.ID, run.Iterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made []recall.Recall
+	for _, r := range active {
+		if r.Since == run.Iterations {
+			made = append(made, r)
+		}
+	}
+	slices.SortFunc(made, func(a, b recall.Recall) int { return a.ID - b.ID })
+	return made
+}
+
+// lookups are steps from..to that each look a topic up, with prose for
+// output: history for a fold to take.
+func lookups(from, to, seed int) []map[string]any {
+	var msgs []map[string]any
+	for i := from; i <= to; i++ {
+		msgs = append(msgs, toolStep(i, "lookup_docs", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(seed+i, 120), false)...)
+	}
+	return msgs
 }

@@ -88,7 +88,7 @@ func TestExtractiveL2(t *testing.T) {
 		"- [iter 2] run_shell `pytest -q tests/test_ingest.py` → FAILED: AssertionError: assert 4 == 5",
 		"- [iter 3] write_file src/parser/core.py → ok; create_file src/parser/rows.py → ok",
 		"- [iter 4] run_shell `rm tests/fixtures/old.csv && mv src/helpers.py src/parser/helpers.py` → ok, 0 B",
-		"- [iter 5] run_shell `pytest -q tests/test_ingest.py` → ok, 17 B",
+		"- [iter 5] run_shell `pytest -q tests/test_ingest.py` → ok: 1 passed in 0.04s",
 	}
 	if !reflect.DeepEqual(actions, wantActions) {
 		t.Errorf("key actions:\n got %q\nwant %q", actions, wantActions)

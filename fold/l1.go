@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
@@ -11,6 +12,11 @@ import (
 
 // l1ErrorRunes bounds the error text quoted in an L1 line.
 const l1ErrorRunes = 120
+
+// l1ResultRunes bounds a successful call's result that an L1 line quotes
+// whole (one line, as long as a shell command the line shows): "write_file
+// app.py → ok: wrote 3146 bytes" rather than "→ ok".
+const l1ResultRunes = 80
 
 // L1Line renders an iteration as one line (tool-pair folding): each call as
 // "tool target → outcome", with templates per tool kind, e.g.
@@ -93,7 +99,13 @@ func outcome(c *journal.ToolCall) string {
 		return r.Status + ": " + line
 	}
 	out := r.Output
-	switch scoring.KindOfTool(c.Name) {
+	kind := scoring.KindOfTool(c.Name)
+	if short := strings.TrimSpace(out); kind != scoring.ToolRead && kind != scoring.ToolList && short != "" && !strings.EqualFold(short, "ok") &&
+		!strings.ContainsAny(short, "\r\n") && utf8.RuneCountInString(short) <= l1ResultRunes && !scoring.FailureText(short) {
+		// A result as short as the line says more than its size.
+		return "ok: " + short
+	}
+	switch kind {
 	case scoring.ToolRead:
 		return plural(lineCount(out), "line", "lines") + " ok"
 	case scoring.ToolList:

@@ -48,10 +48,19 @@ func TestL1LineTemplates(t *testing.T) {
 		}}, "[iter 91] run_shell `pytest -q tests/test_ingest.py` → FAILED: AssertionError: assert 4 == 5"},
 		{"shell success", journal.Iteration{Number: 92, Calls: []journal.ToolCall{
 			call("run_shell", `{"command":"ls -la\n  && echo done"}`, journal.StatusSuccess, "done"),
-		}}, "[iter 92] run_shell `ls -la && echo done` → ok, 4 B"},
+		}}, "[iter 92] run_shell `ls -la && echo done` → ok: done"},
+		{"shell, a long line", journal.Iteration{Number: 93, Calls: []journal.ToolCall{
+			call("run_shell", `{"command":"cat VERSION"}`, journal.StatusSuccess, strings.Repeat("v", 81)),
+		}}, "[iter 93] run_shell `cat VERSION` → ok, 81 B"},
+		{"shell, two lines", journal.Iteration{Number: 94, Calls: []journal.ToolCall{
+			call("run_shell", `{"command":"git status --short"}`, journal.StatusSuccess, " M a.py\n M b.py\n"),
+		}}, "[iter 94] run_shell `git status --short` → ok, 16 B"},
 		{"write", journal.Iteration{Number: 12, Calls: []journal.ToolCall{
 			call("write_file", `{"path":"src/parser/core.py","content":"def parse():\n    return []\n"}`, journal.StatusSuccess, "wrote 27 bytes"),
-		}}, "[iter 12] write_file src/parser/core.py → ok"},
+		}}, "[iter 12] write_file src/parser/core.py → ok: wrote 27 bytes"},
+		{"write, acknowledged", journal.Iteration{Number: 13, Calls: []journal.ToolCall{
+			call("write_file", `{"path":"src/parser/core.py","content":"x = 1\n"}`, journal.StatusSuccess, "OK\n"),
+		}}, "[iter 13] write_file src/parser/core.py → ok"},
 		{"search", journal.Iteration{Number: 4, Calls: []journal.ToolCall{
 			call("grep_search", `{"query":"def parse","path":"src"}`, journal.StatusSuccess, "src/a.py:1:def parse\nsrc/b.py:9:def parse\nsrc/c.py:3:def parse\n"),
 		}}, `[iter 4] grep_search "def parse" in src → 3 matches`},
@@ -69,7 +78,7 @@ func TestL1LineTemplates(t *testing.T) {
 		}}, "[iter 41] fetch_url https://example.com/missing → ERROR: Error: not found"},
 		{"unknown tool", journal.Iteration{Number: 7, Calls: []journal.ToolCall{
 			call("ask_oracle", `{"question": "why is the sky blue"}`, journal.StatusSuccess, "Rayleigh scattering."),
-		}}, `[iter 7] ask_oracle {"question": "why is the sky blue"} → ok, 20 B`},
+		}}, `[iter 7] ask_oracle {"question": "why is the sky blue"} → ok: Rayleigh scattering.`},
 		{"no calls", journal.Iteration{Number: 9, Thought: "All tests pass now. Next I will clean up the\nlexer."},
 			"[iter 9] thought: All tests pass now."},
 		{"user message only", journal.Iteration{Number: 12, User: []string{"Which streaming service do I use? Asking for a friend."}},

@@ -124,11 +124,14 @@ type iterationNames struct {
 	said string
 }
 
-// Bounds of argValues: a value longer than maxArgValue is text (a thought,
-// a file's content), not a target; maxArgs caps the values of one
-// iteration.
+// Bounds of argValues: a value longer than maxArgValue is text (a file's
+// content, a long message), not a target; each line of a value counts on
+// its own (scoring.ArgText), so the bound is a line's. A command line with
+// its options, or a URL with its query, runs past a hundred characters and
+// is still what the call acts on (64 until 2026-11-29). maxArgs caps the
+// values of one iteration.
 const (
-	maxArgValue = 64
+	maxArgValue = 200
 	maxArgs     = 16
 )
 

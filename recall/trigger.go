@@ -213,8 +213,10 @@ func (r *Recaller) triggers(ctx context.Context, jr journal.Run, it *journal.Ite
 //
 // A call that takes a value an earlier, folded call took (the same path,
 // id, date or query: argValues) is a revisit too, found by the value
-// rather than by an entity. Of two candidates equally strong, one found by
-// a value comes first: two calls that took the same argument are tied by
+// rather than by an entity. What the step's calls act on comes before
+// what only its thought names, however strongly that matches: the call is
+// about to run on it. Of two candidates equally strong, one found by a
+// value comes first: two calls that took the same argument are tied by
 // what they acted on, where an entity's match may be a step that only
 // talked about it (a thought restating a booking ties with the call that
 // read the booking). Then the newer comes first.
@@ -248,8 +250,8 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 		if !cov.folded {
 			continue // the latest call that took it is in plain sight
 		}
-		if s := Strength(argSpecificity, max(cov.importance, revisitWorth), false, false); s >= r.cfg.ImplicitThreshold {
-			cands = append(cands, candidate{Recall: Recall{First: last, Last: last, Reason: ReasonImplicit, Query: cmp.Or(written[v], v), Score: round3(s)}, byArg: true})
+		if s := Strength(valueSpecificity(v, names), max(cov.importance, revisitWorth), false, false); s >= r.cfg.ImplicitThreshold {
+			cands = append(cands, candidate{Recall: Recall{First: last, Last: last, Reason: ReasonImplicit, Query: cmp.Or(written[v], v), Score: round3(s)}, byArg: true, acted: true})
 		}
 	}
 	for _, n := range names {
@@ -277,11 +279,16 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 			return nil, err
 		}
 		if best.Reason != "" && best.Score >= r.cfg.ImplicitThreshold {
-			cands = append(cands, candidate{Recall: best})
+			cands = append(cands, candidate{Recall: best, acted: n.acted})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		switch {
+		case a.acted != b.acted:
+			if a.acted {
+				return -1
+			}
+			return 1
 		case a.Score > b.Score:
 			return -1
 		case a.Score < b.Score:
@@ -307,11 +314,28 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 	return out, nil
 }
 
+// valueSpecificity is how specific a value a call takes again is: as
+// specific as the entity it names, when the step names it as one (a full
+// path, a URL), else argSpecificity. The latest call that took a path
+// again then weighs as much as an entity match on the path, which would
+// otherwise find an older, more focused step: of two reads of a file, the
+// newer shows what the file holds now.
+func valueSpecificity(v string, names []named) float64 {
+	spec := argSpecificity
+	for _, n := range names {
+		if n.term == v {
+			spec = max(spec, n.spec)
+		}
+	}
+	return spec
+}
+
 // candidate is an implicit recall a step may make; byArg says it was found
-// by an argument value the step's call takes again (implicitRecalls).
+// by an argument value the step's call takes again, acted that the step's
+// calls name what it matched (implicitRecalls).
 type candidate struct {
 	Recall
-	byArg bool
+	byArg, acted bool
 }
 
 // coverage is what Folds.Covering says of an iteration.
