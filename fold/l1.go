@@ -100,9 +100,7 @@ func outcome(c *journal.ToolCall) string {
 	}
 	out := r.Output
 	kind := scoring.KindOfTool(c.Name)
-	if short := strings.TrimSpace(out); kind != scoring.ToolRead && kind != scoring.ToolList && short != "" && !strings.EqualFold(short, "ok") &&
-		!strings.ContainsAny(short, "\r\n") && utf8.RuneCountInString(short) <= l1ResultRunes && !scoring.FailureText(short) {
-		// A result as short as the line says more than its size.
+	if short, ok := shortResult(kind, out); ok {
 		return "ok: " + short
 	}
 	switch kind {
@@ -125,6 +123,20 @@ func outcome(c *journal.ToolCall) string {
 		}
 	}
 	return "ok, " + byteSize(len(out))
+}
+
+// shortResult returns a successful call's result when it is one line of at
+// most l1ResultRunes that says more than "ok" and reads as no failure: a
+// result as short as the line says more than its size. A read's and a
+// listing's are counted instead, in lines and entries.
+func shortResult(kind scoring.ToolKind, out string) (string, bool) {
+	short := strings.TrimSpace(out)
+	switch {
+	case kind == scoring.ToolRead, kind == scoring.ToolList, short == "", strings.EqualFold(short, "ok"),
+		strings.ContainsAny(short, "\r\n"), utf8.RuneCountInString(short) > l1ResultRunes, scoring.FailureText(short):
+		return "", false
+	}
+	return short, true
 }
 
 // toolArgs is a decoded arguments object.
