@@ -136,7 +136,9 @@ func locomoConversation(ctx context.Context, c *locomo.Conversation, dir string,
 		}
 		t.add(name, len(evidence), sc)
 		if opts.Question != nil {
-			opts.Question(d.questionResult(name, q.Question, evidence, s))
+			qr := d.questionResult(name, q.Question, evidence, s)
+			qr.Contexts = contextTexts(opts, s)
+			opts.Question(qr)
 		}
 		rep.Questions++
 		step()

@@ -159,6 +159,7 @@ func longMemEvalQuestion(ctx context.Context, q *longmemeval.Question, dir strin
 	}
 	if opts.Question != nil {
 		qr := d.questionResult(q.Type, q.Text, evidence, all)
+		qr.Contexts = contextTexts(opts, all)
 		qr.Sessions, qr.Answer = map[string][]string{}, sessions
 		for sys, sh := range all {
 			qr.Sessions[sys] = d.topSessions(sh, 5)

@@ -40,6 +40,10 @@ type Options struct {
 	// run by run and, within a run, budget by budget, in order; not for
 	// the candidates of CrossValidate either.
 	Probe func(ProbeResult)
+	// Contexts puts each system's context text in the results given to
+	// Question and Probe (their Contexts), to read a miss in the context
+	// itself.
+	Contexts bool
 }
 
 // Progress says how far an eval got.

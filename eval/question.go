@@ -26,6 +26,9 @@ type QuestionResult struct {
 	// of its ranking; Answer the question's answer sessions.
 	Sessions map[string][]string `json:"sessions,omitempty"`
 	Answer   []string            `json:"answer_sessions,omitempty"`
+	// Contexts is, per system, the context it built, as the evidence was
+	// looked for in it; only with Options.Contexts.
+	Contexts map[string]string `json:"contexts,omitempty"`
 }
 
 // questionResult reads one question's contexts.
@@ -54,6 +57,19 @@ func (d *Dialogue) questionResult(group, question string, evidence []int, s map[
 		}
 	}
 	return qr
+}
+
+// contextTexts returns each system's context text for a result's
+// Contexts, or nil unless opts asks for them.
+func contextTexts(opts Options, s map[string]shown) map[string]string {
+	if !opts.Contexts {
+		return nil
+	}
+	out := make(map[string]string, len(s))
+	for sys, sh := range s {
+		out[sys] = sh.text
+	}
+	return out
 }
 
 // topSessions lists the first n sessions of a ranking.

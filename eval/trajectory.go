@@ -152,7 +152,9 @@ func Trajectories(ctx context.Context, ts []Transcript, opts TrajectoryOptions) 
 					for sys, shs := range windows {
 						shown[sys] = shs[i]
 					}
-					opts.Probe(probeResult(tr.name, budget, p, shown))
+					pr := probeResult(tr.name, budget, p, shown)
+					pr.Contexts = contextTexts(opts.Options, shown)
+					opts.Probe(pr)
 				}
 			}
 		}

@@ -183,6 +183,9 @@ type ProbeResult struct {
 	Found  map[string][]string `json:"found"`
 	Held   map[string]bool     `json:"held"`
 	Tokens map[string]int      `json:"tokens"`
+	// Contexts is, per system, the window text the evidence was looked
+	// for in (the engine's without Static); only with Options.Contexts.
+	Contexts map[string]string `json:"contexts,omitempty"`
 }
 
 // probeResult reads what each system's window (shown, by system) held of

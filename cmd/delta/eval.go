@@ -59,6 +59,12 @@ func questionsFlag() cli.Flag {
 	return &cli.StringFlag{Name: "questions", Usage: "also write one JSON line per question to `FILE`: its evidence turns, which of them each system's context held, its size (and, for longmemeval, each system's first five sessions)"}
 }
 
+// contextsFlag puts each system's context in --questions' lines; one per
+// command, as questionsFlag.
+func contextsFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "contexts", Usage: "with --questions, also put in each line the context each system built (\"contexts\": its text by system), to read a miss where it happened"}
+}
+
 // cvRecall is what --cv does for the question evals.
 var cvRecall = fmt.Sprintf("also cross-validate the recall settings: each held-out part is evaluated with the setting that did best on the others (%d settings, each evaluated once more)", len(eval.Candidates))
 
@@ -84,8 +90,10 @@ Examples:
    delta memory eval locomo locomo10.json
    delta memory eval locomo --cv --budget 2000 locomo10.json
    delta memory eval locomo --budget 8000 --limit 2 --json locomo10.json > locomo.json
-   delta memory eval locomo --questions misses.jsonl locomo10.json   # one line per question`,
-		Flags: append(evalFlags("conversations", cvRecall), questionsFlag()),
+   delta memory eval locomo --questions misses.jsonl locomo10.json   # one line per question
+   delta memory eval locomo --budget 2000 --questions misses.jsonl --contexts locomo10.json
+      # each line also holds the context each system built`,
+		Flags: append(evalFlags("conversations", cvRecall), questionsFlag(), contextsFlag()),
 		Action: evalAction(e, evalSpec{name: "locomo", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			convs, err := locomo.Load(path)
 			if err != nil {
@@ -123,7 +131,7 @@ Examples:
    delta memory eval longmemeval longmemeval_s_cleaned.json
    delta memory eval longmemeval --cv longmemeval_s_cleaned.json
    delta memory eval longmemeval --limit 20 --json questions/ > lme.json`,
-		Flags: append(evalFlags("questions", cvRecall), questionsFlag()),
+		Flags: append(evalFlags("questions", cvRecall), questionsFlag(), contextsFlag()),
 		Action: evalAction(e, evalSpec{name: "longmemeval", unit: "questions", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			qs, err := longmemeval.Load(path)
 			if err != nil {
@@ -188,8 +196,12 @@ func evalAction(e env, spec evalSpec) cli.ActionFunc {
 func questionsOutput(c *cli.Context, opts *eval.Options) (func() error, error) {
 	path := c.String("questions")
 	if path == "" {
+		if c.Bool("contexts") {
+			return nil, usagef("add --questions FILE, e.g. --questions misses.jsonl --contexts", "--contexts: the contexts go in --questions' lines, and no --questions file was given")
+		}
 		return func() error { return nil }, nil
 	}
+	opts.Contexts = c.Bool("contexts")
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, withHint(err, "--questions: pass a file in a writable directory")

@@ -158,6 +158,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"memory", "eval", "longmemeval", b.write(t, "bad2.json", `[1]`)}, exitFailure, []string{"not a LongMemEval file", "Try: pass longmemeval_s_cleaned.json"}},
 		{[]string{"memory", "eval", "squad"}, exitUsage, []string{`unknown command "squad"`}},
 		{[]string{"memory", "eval", "locomo", "--cv", "--limit", "1", locomoFixture}, exitFailure, []string{"cross-validation needs at least 2 conversations, got 1", "leave out --cv"}},
+		{[]string{"memory", "eval", "longmemeval", "--contexts", longmemevalFixture}, exitUsage, []string{"--contexts: the contexts go in --questions' lines", "Try: add --questions FILE"}},
 	}
 	for _, c := range cases {
 		_, errOut, code := b.run(t, ctx, c.args...)
@@ -393,6 +394,9 @@ func TestEvalQuestions(t *testing.T) {
 			}
 		}
 		missed = missed || len(q.Found["bm25-turns"]) < len(q.Evidence)
+		if strings.Contains(l, `"contexts"`) {
+			t.Errorf("a line has contexts, though --contexts was not given: %s", l)
+		}
 	}
 	if !missed {
 		t.Error("no line shows bm25-turns missing evidence, though its recall is 0.857")
@@ -409,5 +413,95 @@ func TestEvalQuestions(t *testing.T) {
 	}
 	if _, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--questions", filepath.Join(b.dir, "no", "such", "q.jsonl"), locomoFixture); code == 0 || !strings.Contains(errOut, "--questions") {
 		t.Errorf("an unwritable --questions file: code %d, %s", code, errOut)
+	}
+}
+
+// TestEvalContexts checks that --contexts puts in each --questions line the
+// context each system built, the text its found evidence was read in.
+func TestEvalContexts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	path := filepath.Join(b.dir, "questions.jsonl")
+	if out, errOut, code := b.run(t, ctx, "memory", "eval", "locomo", "--budget", "1000", "--questions", path, "--contexts", locomoFixture); code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixture []struct {
+		SampleID     string         `json:"sample_id"`
+		Conversation map[string]any `json:"conversation"`
+	}
+	fraw, err := os.ReadFile(locomoFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(fraw, &fixture); err != nil {
+		t.Fatal(err)
+	}
+	// The text of each turn, by conversation and dia_id.
+	turns := map[string]string{}
+	for _, c := range fixture {
+		for _, v := range c.Conversation {
+			list, ok := v.([]any)
+			if !ok {
+				continue
+			}
+			for _, x := range list {
+				m, _ := x.(map[string]any)
+				id, _ := m["dia_id"].(string)
+				text, _ := m["text"].(string)
+				turns[c.SampleID+"/"+id] = text
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	checked := 0
+	for _, l := range lines {
+		var q struct {
+			Run      string
+			Found    map[string][]string
+			Contexts map[string]string
+		}
+		if err := json.Unmarshal([]byte(l), &q); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if len(q.Contexts) != 3 || !strings.Contains(q.Contexts["delta"], "## Working memory") {
+			t.Errorf("a line lacks a system's context, or the engine's is not its window: %s", l)
+		}
+		for sys, ids := range q.Found {
+			for _, id := range ids {
+				text, ok := turns[q.Run+"/"+id]
+				if !ok {
+					continue // an id the loader read out of a malformed entry
+				}
+				checked++
+				if !strings.Contains(q.Contexts[sys], text) {
+					t.Errorf("%s found %s in its context, whose text does not hold %q", sys, id, text)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no found evidence turn to check the contexts against")
+	}
+	probes := filepath.Join(b.dir, "probes.jsonl")
+	file := trajFixture(t, b)
+	if out, errOut, code := b.run(t, ctx, "memory", "eval", "trajectories", "--budget", "2000", "--questions", probes, "--contexts", file); code != 0 {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if raw, err = os.ReadFile(probes); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var p struct{ Contexts map[string]string }
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if len(p.Contexts) != 3 || p.Contexts["delta"] == "" || strings.Contains(p.Contexts["delta"], "## Static") {
+			t.Errorf("a probe's line lacks a system's window, or the engine's holds Static, which the probe does not read: %s", l)
+		}
 	}
 }

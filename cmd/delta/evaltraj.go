@@ -53,8 +53,10 @@ Examples:
    delta memory eval trajectories --cv --limit 20 transcripts/
    delta memory eval trajectories --budget 2000,4000,8000 --cv synth:8
    delta memory eval trajectories --budget 4000 --json .delta/run-42/journal.jsonl > revisits.json
-   delta memory eval trajectories --budget 2000 --questions probes.jsonl dev.json   # one line per probe`,
-		Flags: append(evalFlags("transcripts", cvFold), probesFlag()),
+   delta memory eval trajectories --budget 2000 --questions probes.jsonl dev.json   # one line per probe
+   delta memory eval trajectories --budget 2000 --questions probes.jsonl --contexts dev.json
+      # each line also holds the window each system built (the engine's without Static)`,
+		Flags: append(evalFlags("transcripts", cvFold), probesFlag(), contextsFlag()),
 		Action: evalAction(e, evalSpec{name: "trajectories", several: true, unit: "steps", run: func(c *cli.Context, path string, opts eval.Options) (evalReport, error) {
 			load := eval.LoadTranscripts
 			if eval.IsSynth(path) {
