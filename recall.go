@@ -93,6 +93,7 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	room := e.Config.Budget
 	var prev recall.Recall
 	var texts []recallRender
+	hold := 0 // the recalls' held room, read once a recall needs it (fitRecall)
 	batchAt, spent := 0, 0
 	for i, r := range active {
 		if i == batchAt+len(texts) {
@@ -135,8 +136,14 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 			name = sameRecallName(r)
 		}
 		prev = r
+		var fit rendering
+		if !focused {
+			if fit, err = e.fitRecall(ctx, run, r, name, rt, &hold, keep); err != nil {
+				return nil, false, 0, err
+			}
+		}
 		out = append(out, window.Recalled{Name: name, Bare: same, Source: fmt.Sprintf("recall:%d", r.ID),
-			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)},
+			Full: rt.full, Lines: rt.lines, FullTokens: rt.fullTokens, LinesTokens: rt.linesTokens, Fitted: fit.Markdown, FittedTokens: fit.Tokens, Covers: [2]int{r.First, min(r.Last, run.Iterations)},
 			Since: r.Since, Carried: r.Since < from, Lingering: r.Expires < run.Iterations})
 		if h, ok := held[r.ID]; ok {
 			out[len(out)-1].HeldBy = fmt.Sprintf("recall:%d", h.ID)

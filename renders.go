@@ -94,14 +94,7 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 			made = append(made, out[i])
 			continue
 		}
-		l0 := e.renderL0(it, maxOut)
-		out[i].Markdown, out[i].Tokens = l0.Markdown, l0.MarkdownTokens
-		if lone {
-			out[i].Markdown = strings.TrimRight(out[i].Markdown, "\n")
-			if rest, ok := strings.CutPrefix(out[i].Markdown, fmt.Sprintf("#### Iteration %d (ok)\n", it.Number)); ok {
-				out[i].Markdown, out[i].Tokens = rest, e.Tokenizer.Count(rest)
-			}
-		}
+		out[i].Markdown, out[i].Tokens = e.renderAs(it, maxOut, lone)
 		made = append(made, out[i])
 	}
 	out = slices.DeleteFunc(out, func(r rendering) bool { return r.Markdown == "" })
@@ -111,6 +104,22 @@ func (e *Engine) renderings(ctx context.Context, r journal.Run, numbers []int, m
 		}
 	}
 	return out, nil
+}
+
+// renderAs renders an iteration that does not only speak (renderings),
+// its tool outputs bounded by maxOut, with its token count; alone (lone),
+// without its trailing newlines, and without its L0 heading when the
+// heading says only "ok".
+func (e *Engine) renderAs(it *journal.Iteration, maxOut int, lone bool) (string, int) {
+	l0 := e.renderL0(it, maxOut)
+	if !lone {
+		return l0.Markdown, l0.MarkdownTokens
+	}
+	md := strings.TrimRight(l0.Markdown, "\n")
+	if rest, ok := strings.CutPrefix(md, fmt.Sprintf("#### Iteration %d (ok)\n", it.Number)); ok {
+		return rest, e.Tokenizer.Count(rest)
+	}
+	return md, l0.MarkdownTokens
 }
 
 // keepRowsAt is how many renderings keepRenderings writes a statement:

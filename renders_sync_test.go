@@ -14,8 +14,9 @@ import (
 
 // TestSyncKeepsRecalledRenderings syncs the first 150 iterations of the
 // bundled journal one at a time, as Delta Engine does: the recalled
-// iterations' renderings are kept, the window shows the kept ones (a
-// marked copy shows through), and without them it is the same.
+// iterations' renderings are kept, fitted ones too, the window shows the
+// kept ones (a marked copy shows through), and without them it is the
+// same.
 func TestSyncKeepsRecalledRenderings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -57,6 +58,12 @@ func TestSyncKeepsRecalledRenderings(t *testing.T) {
 	var kept int
 	if err := db.Read.GetContext(ctx, &kept, `SELECT COUNT(*) FROM recall_renders`); err != nil || kept == 0 {
 		t.Fatalf("%d renderings kept after 150 syncs (%v); the test needs recalls shown in full", kept, err)
+	}
+	// Fitted renderings (recallfit.go) are kept too, under keys of their
+	// own.
+	var fitted int
+	if err := db.Read.GetContext(ctx, &fitted, `SELECT COUNT(*) FROM recall_renders WHERE key LIKE '%/fit%' AND markdown <> ''`); err != nil || fitted == 0 {
+		t.Fatalf("%d fitted renderings kept after 150 syncs (%v); a recall whose output is cut should have one", fitted, err)
 	}
 	run, err := e.Journal.Run(ctx, last.Import.Run)
 	if err != nil {

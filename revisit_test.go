@@ -177,12 +177,7 @@ func TestARevisitedOutputShowsWhole(t *testing.T) {
 		t.Fatalf("the output counts %d tokens; the test needs it over half the Retrieved share (%d) and under a quarter of the recalls' reach (%d)",
 			n, cfg.RetrievedBudget()/2, cfg.RecallReach()/4)
 	}
-	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
-	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, output, false)...)
-	for i := 2; i <= 30; i++ {
-		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(200+i, 120), false)...)
-	}
-	msgs = append(msgs, toolStep(31, "cancel_reservation", `{"reservation_id":"MSJ4OA"}`, "", true)...)
+	msgs := cancelAfterLookups(output, 120)
 	_, got := revisitWindow(t, 4000, msgs, 1)
 	if !strings.Contains(got, "you named MSJ4OA") {
 		t.Fatalf("the pending call did not bring back the reservation; Retrieved:\n%s", got)
@@ -190,6 +185,18 @@ func TestARevisitedOutputShowsWhole(t *testing.T) {
 	if strings.Contains(got, "[output truncated") || !strings.Contains(got, `"flight_number":"HAT093"`) {
 		t.Errorf("the reservation's output was cut; Retrieved:\n%s", got)
 	}
+}
+
+// cancelAfterLookups is an airline agent's run: a reservation read (its
+// output output), 29 policy lookups of words words each, and a pending call
+// that cancels the reservation, returning to the first step.
+func cancelAfterLookups(output string, words int) []map[string]any {
+	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
+	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, output, false)...)
+	for i := 2; i <= 30; i++ {
+		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(200+i, words), false)...)
+	}
+	return append(msgs, toolStep(31, "cancel_reservation", `{"reservation_id":"MSJ4OA"}`, "", true)...)
 }
 
 // revisitWindow imports msgs (OpenAI messages, the last step's call
@@ -227,12 +234,7 @@ func TestARevisitedOutputTakesWhatTheWindowLeaves(t *testing.T) {
 		t.Fatalf("the output counts %d tokens; the test needs it over a recalled output's bound (%d) and under Working's (%d)",
 			n, cfg.RecallReach()/4, cfg.OutputCap())
 	}
-	msgs := []map[string]any{{"role": "system", "content": "You are an airline agent."}, {"role": "user", "content": "Cancel my trip."}}
-	msgs = append(msgs, toolStep(1, "get_reservation_details", `{"reservation_id":"MSJ4OA"}`, output, false)...)
-	for i := 2; i <= 30; i++ {
-		msgs = append(msgs, toolStep(i, "lookup_policy", fmt.Sprintf(`{"topic":"rule %d"}`, i), prose(200+i, 40), false)...)
-	}
-	msgs = append(msgs, toolStep(31, "cancel_reservation", `{"reservation_id":"MSJ4OA"}`, "", true)...)
+	msgs := cancelAfterLookups(output, 40)
 	cx, got := revisitWindow(t, budget, msgs, 1)
 	if !strings.Contains(got, "you named MSJ4OA") {
 		t.Fatalf("the pending call did not bring back the reservation; Retrieved:\n%s", got)

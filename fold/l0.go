@@ -191,8 +191,15 @@ func reduceOutput(tok scoring.Tokenizer, out string, limit, iter int) (reduced s
 		start++
 	}
 	tail := cutAtLine(out[start:], true)
-	return fmt.Sprintf("%s\n[output truncated: %d tokens; delta memory show --iteration %d]\n%s", head, total, iter, tail), total
+	return fmt.Sprintf("%s%s%d tokens; delta memory show --iteration %d]\n%s", head, truncatedNote, total, iter, tail), total
 }
+
+// truncatedNote starts the line reduceOutput puts where it cut an output.
+const truncatedNote = "\n[output truncated: "
+
+// Truncated reports whether a rendering shows a tool output cut to its
+// head and tail (RenderL0's bound).
+func Truncated(md string) bool { return strings.Contains(md, truncatedNote) }
 
 // cutAtLine trims s to whole lines: the leading part for a head, the
 // trailing part for a tail. A single long line is kept as it is.

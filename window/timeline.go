@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/delta-memory/delta-memory/scoring"
 )
 
 // Outside a window focused on a question to memory, recalls are shown in
@@ -88,6 +90,20 @@ func (f *fitter) newTimelineRoom(working Partition, reach, share, base, native, 
 	return r
 }
 
+// RecallTextRoom is the most tokens the text of a recall headed name may
+// take for the recall to show whole alone in the least room the timeline
+// gives the recalls at a step, and in half their reach. That room is what
+// the scheduler holds for them (hold, fold.Config.RecallHold) less
+// Working's heading (Build), and the recalls take it after that heading
+// again (replay); a recall's section heading, the line after its text and
+// a chat message's framing come on top of its text (fitTimeline).
+func RecallTextRoom(tok scoring.Tokenizer, name string, reach, hold int) int {
+	f := fitter{tok: tok, memo: newMemo()}
+	s := Section{Name: name}
+	least := min(reach, hold-f.headingCost(Working)) - f.headingCost(Working)
+	return min(reach/2, least) - f.sectionCost(Retrieved, &s) - timelineFraming
+}
+
 // fitTimeline fills p with the recalls an unfocused window shows, given
 // most recently made first, and returns how each showed. The window was
 // last laid out at iteration from (a fold, or a fade: Options.LaidOut) and
@@ -137,6 +153,16 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 			x.linesCost = f.sectionCost(Retrieved, &x.lines) + timelineFraming
 		default:
 			x.whole, x.wholeCost = x.sec, x.cost
+		}
+		if form == ShownFull && r.Fitted != "" {
+			fit := Section{Name: r.Name, Source: r.Source, Content: r.Fitted, Tokens: r.FittedTokens, at: sec.at}
+			if fit.Tokens <= 0 {
+				fit.Tokens = f.count(r.Fitted)
+			}
+			if c := f.sectionCost(Retrieved, &fit) + timelineFraming; c > x.cost && c <= room.reach/2 {
+				x.fitted, x.fittedCost = fit, c
+				x.sec, x.cost = fit, c
+			}
 		}
 		if h := bySource[r.HeldBy]; h != nil {
 			x.holder = h
@@ -231,6 +257,12 @@ type pick struct {
 	// the room cannot hold it whole.
 	whole, lines         Section
 	wholeCost, linesCost int
+	// fitted is its whole form with more of its output (Recalled.Fitted),
+	// fittedCost its cost (0 when it has none): it arrives so when the
+	// room holds it, and narrows to whole for the step's other recalls
+	// (replay.narrow).
+	fitted     Section
+	fittedCost int
 }
 
 // replay lays the timeline's recalls out step by step (fitTimeline).
@@ -329,6 +361,9 @@ func (t *replay) step(picks []*pick, s, room int) {
 // arrive appends x, as lines when room cannot hold it whole but can its
 // lines, or leaves it out (crowded) when room cannot hold it at all.
 func (t *replay) arrive(x *pick, room int) {
+	if t.heading+x.cost > room && x.fittedCost > 0 && x.cost == x.fittedCost {
+		x.sec, x.cost = x.whole, x.wholeCost
+	}
 	if t.heading+x.cost > room && x.linesCost > 0 && x.linesCost < x.cost && t.heading+x.linesCost <= room {
 		x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
 	}
@@ -341,10 +376,14 @@ func (t *replay) arrive(x *pick, room int) {
 	t.used += x.cost
 }
 
-// evict makes the recalls fit room at step s: the one appended last before
-// the step leaves first, then, when none is left, the step's newest.
+// evict makes the recalls fit room at step s: the step's recalls that
+// arrived fitted narrow first (narrow), then the one appended last before
+// the step leaves, then, when none is left, the step's newest.
 func (t *replay) evict(s, room int) {
 	for t.used > room && len(t.order) > 0 {
+		if t.narrow(s) {
+			continue
+		}
 		k := len(t.order) - 1
 		for j := len(t.order) - 1; j >= 0; j-- {
 			if t.order[j].came < s {
@@ -357,6 +396,22 @@ func (t *replay) evict(s, room int) {
 		t.used -= x.cost
 		t.order = slices.Delete(t.order, k, k+1)
 	}
+}
+
+// narrow shows the newest recall made at step s that arrived fitted as
+// whole instead, so that the step's recalls fit the room before a recall
+// shown already, or one of them, leaves; false when none is left to
+// narrow.
+func (t *replay) narrow(s int) bool {
+	for j := len(t.order) - 1; j >= 0; j-- {
+		x := t.order[j]
+		if x.came == s && x.fittedCost > 0 && x.cost == x.fittedCost {
+			t.used += x.wholeCost - x.cost
+			x.sec, x.cost = x.whole, x.wholeCost
+			return true
+		}
+	}
+	return false
 }
 
 // slack gives the recalls of the current step what Dynamic leaves of its
@@ -463,7 +518,7 @@ func (f *fitter) widen(p *Partition, recalls []Recalled, how map[string]string, 
 			}
 			wide := *s
 			wide.Content, wide.Tokens = c.text, c.tokens
-			if grew := f.sectionCost(p.Name, &wide) - was; grew <= spare {
+			if grew := f.sectionCost(p.Name, &wide) - was; grew > 0 && grew <= spare {
 				*s, spare = wide, spare-grew
 				how[r.Source] = ShownFull
 				break

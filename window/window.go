@@ -151,6 +151,14 @@ type Recalled struct {
 	// holds it.
 	Wider       string
 	WiderTokens int
+	// Fitted, when set, is Full with its tool output bounded by what the
+	// rest of the recall leaves of the room a recall may take whole in
+	// the run's timeline (RecallTextRoom): a recall of one iteration whose
+	// output Full cuts. Outside a focused window a recall arrives in the
+	// timeline fitted while the room of the step that made it holds it
+	// beside that step's other recalls, else as Full.
+	Fitted       string
+	FittedTokens int
 	// Covers is the range of iterations the recall holds. A focused
 	// window (Options.Focus) leaves a Working iteration out when a recall
 	// shown in the Retrieved partition covers it, so as to show nothing
