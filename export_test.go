@@ -5,6 +5,7 @@ import (
 
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/recall"
+	"github.com/delta-memory/delta-memory/window"
 )
 
 // FillInTurn makes e's fills render each batch of hits before ranking the
@@ -20,4 +21,11 @@ func FillRenderAll(e *Engine, on bool) { e.fillRenderAll = on }
 func FillHits(ctx context.Context, e *Engine, run journal.Run, q recall.Query, room int) ([]recall.Recall, int, error) {
 	c, err := e.fillHits(ctx, run, q, room)
 	return c.hits, c.rendered, err
+}
+
+// Recalled returns the recalls e offers the window of run, as Context
+// builds it (nothing kept).
+func Recalled(ctx context.Context, e *Engine, run journal.Run) ([]window.Recalled, error) {
+	recalls, _, _, err := e.recalled(ctx, run, false)
+	return recalls, err
 }

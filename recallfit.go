@@ -34,7 +34,7 @@ import (
 // hold is the room the scheduler holds for the recalls, read into it on
 // first need (0 until then).
 func (e *Engine) fitRecall(ctx context.Context, run journal.Run, r recall.Recall, name string, rt recallRender, hold *int, keep bool) (rendering, error) {
-	if r.First != r.Last || !fold.Truncated(rt.full) {
+	if r.First != r.Last || rt.full == "" {
 		return rendering{}, nil
 	}
 	if *hold == 0 {
@@ -45,15 +45,18 @@ func (e *Engine) fitRecall(ctx context.Context, run journal.Run, r recall.Recall
 		*hold = e.Config.RecallHold(acts)
 	}
 	target := window.RecallTextRoom(e.Tokenizer, name, e.Config.RecallReach(), *hold)
-	if target <= rt.fullTokens {
-		return rendering{}, nil
+	if target == rt.fullTokens || target > rt.fullTokens && !fold.Truncated(rt.full) {
+		return rendering{}, nil // it fits exactly, or shows its output whole already
 	}
 	fit, ok, err := e.fittedRendering(ctx, run, r.First, e.recallOutputCap(true, false), target, keep)
-	if err != nil || !ok || fit.Tokens <= rt.fullTokens {
+	if err != nil || !ok || fit.Tokens == rt.fullTokens {
 		return rendering{}, err
 	}
 	return fit, nil
 }
+
+// minFitBound is the least output bound a fit tries.
+const minFitBound = 32
 
 // maxFitRounds bounds the renderings a fit tries: the output's bound is
 // moved by what the last one missed or overshot, and the tokens of a cut
@@ -94,7 +97,7 @@ func (e *Engine) fittedRendering(ctx context.Context, run journal.Run, n, floor,
 			break // the whole output shows: no wider bound shows more
 		}
 		next := bound + target - tokens
-		if next <= floor || next == bound {
+		if next < minFitBound || next == bound {
 			break
 		}
 		bound = next

@@ -1,9 +1,12 @@
 package memory_test
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/delta-memory/delta-memory"
 	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/journal"
 	"github.com/delta-memory/delta-memory/scoring"
@@ -51,5 +54,47 @@ func TestACutRecallShowsWhatItsRoomHolds(t *testing.T) {
 		if cost := tok.Count("### "+s.Name+"\n") + s.Tokens + 1; cost > cfg.RecallReach()/2 {
 			t.Errorf("the recall takes %d tokens, over the half of the reach a recall may take whole (%d)", cost, cfg.RecallReach()/2)
 		}
+	}
+}
+
+// TestARecallTooLongToShowWholeHasAFittedForm: a step whose thought is
+// long takes, with its call and the output's bound, more than a recall may
+// take whole (250 tokens at 2,000), and came back as its one line. Its
+// fitted form cuts the output further, so that the thought, the call and
+// the output's head and tail fit that bound; the window shows it in place
+// of the line while the step's room holds it (window/fitted_test.go).
+func TestARecallTooLongToShowWholeHasAFittedForm(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const budget = 2000
+	cfg := fold.DefaultConfig(budget)
+	msgs := cancelAfterLookups(reservation(14), 130)
+	// Step 1 thinks at length before it reads the reservation.
+	msgs[2]["content"] = "Before I change anything I want the booking in front of me. " + prose(91, 80)
+	eng := importAgent(t, budget, msgs)
+	run, err := eng.Journal.Run(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recalls, err := memory.Recalled(ctx, eng, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(recalls, func(r window.Recalled) bool { return r.Covers == [2]int{1, 1} })
+	if i < 0 {
+		t.Fatalf("the pending call did not bring back iteration 1: %+v", recalls)
+	}
+	r := recalls[i]
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := window.RecallTextRoom(tok, r.Name, cfg.RecallReach(), cfg.RecallHold(true))
+	if r.FullTokens <= room {
+		t.Fatalf("the recall's whole form takes %d tokens, within the %d a recall may take alone; the test needs it over", r.FullTokens, room)
+	}
+	if r.Fitted == "" || r.FittedTokens > room || !strings.Contains(r.Fitted, "Before I change anything") ||
+		!strings.Contains(r.Fitted, `Call get_reservation_details {"reservation_id":"MSJ4OA"}`) || !fold.Truncated(r.Fitted) {
+		t.Errorf("want a fitted form of at most %d tokens with the thought, the call and a cut output; got %d tokens:\n%s", room, r.FittedTokens, r.Fitted)
 	}
 }

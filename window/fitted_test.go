@@ -31,38 +31,55 @@ func shownForm(p Partition, r Recalled) string {
 	return ""
 }
 
-// TestARecallArrivesFittedWhenTheRoomHoldsIt: a recall with a fitted form
-// (more of its output, within half the reach) shows so when the step's
-// room holds it; when the room does not, it shows whole, not as lines.
-func TestARecallArrivesFittedWhenTheRoomHoldsIt(t *testing.T) {
+// timelineCost is what a recall headed name, its text text, takes in the
+// timeline.
+func timelineCost(f *fitter, name, text string) int {
+	s := Section{Name: name, Content: text, Tokens: f.count(text)}
+	return f.sectionCost(Retrieved, &s) + timelineFraming
+}
+
+// shownAfter lays r out alone, made at step 10, in a room that stays room
+// and a reach of reach, as the call after it sees it (the current step's
+// slack, replay.slack, would hide how it arrived), and says which form
+// shows, how the window reports it, and what it left out.
+func shownAfter(f *fitter, r Recalled, reach, room int) (form, how string, omitted []string) {
+	var p Partition
+	shown := f.fitTimeline(&p, []Recalled{r}, fixedRoom(reach, room, 5), 10, 11, &omitted)
+	return shownForm(p, r), shown[r.Source], omitted
+}
+
+// TestAFittedRecallShowsWhileTheRoomHoldsIt: a recall with a fitted form
+// shows so when the step's room holds it, and in the form it has without
+// when not: whole, for a fitted form with more of its output; its lines,
+// for one whose whole form is past half the reach (its output cut further
+// to fit). A fitted form past half the reach is not offered.
+func TestAFittedRecallShowsWhileTheRoomHoldsIt(t *testing.T) {
 	t.Parallel()
 	f := timelineFitter(t)
-	r := fittedOf(1, 10, 40, 120)
-	fit := Section{Name: r.Name, Content: r.Fitted, Tokens: f.count(r.Fitted)}
-	fitCost := f.sectionCost(Retrieved, &fit) + timelineFraming
-	reach := 2*fitCost + 10
 	for _, tc := range []struct {
-		room int
-		want string
-	}{
-		{f.headingCost(Working) + fitCost, "fitted"},
-		{f.headingCost(Working) + fitCost - 1, "whole"},
-	} {
-		var p Partition
-		var omitted []string
-		// Read at the call after the step that made it: the current
-		// step's slack (replay.slack) would hide how it arrived.
-		how := f.fitTimeline(&p, []Recalled{r}, fixedRoom(reach, tc.room, 5), 10, 11, &omitted)
-		if got := shownForm(p, r); got != tc.want || how[r.Source] != ShownFull {
-			t.Errorf("room %d: the recall shows %q (%s), want %q; omitted %v", tc.room, got, how[r.Source], tc.want, omitted)
+		r       Recalled
+		without string
+	}{{fittedOf(1, 10, 40, 120), "whole"}, {fittedOf(1, 10, 300, 80), "lines"}} {
+		r := tc.r
+		fitCost := timelineCost(f, r.Name, r.Fitted)
+		reach := 2*fitCost + 2
+		if past := timelineCost(f, r.Name, r.Full) > reach/2; past != (tc.without == "lines") {
+			t.Fatalf("the test needs the whole form past half the reach exactly when it shows as lines without its fitted form")
+		}
+		for room, want := range map[int]string{f.headingCost(Working) + fitCost: "fitted", f.headingCost(Working) + fitCost - 1: tc.without} {
+			wantHow := ShownFull
+			if want == "lines" {
+				wantHow = ShownLines
+			}
+			if got, how, omitted := shownAfter(f, r, reach, room); got != want || how != wantHow {
+				t.Errorf("room %d: the recall shows %q (%s), want %q; omitted %v", room, got, how, want, omitted)
+			}
 		}
 	}
 	// A fitted form past half the reach is not offered: a recall whole
 	// never takes more than that.
-	var p Partition
-	var omitted []string
-	f.fitTimeline(&p, []Recalled{r}, fixedRoom(2*fitCost-2, 1<<20, 5), 10, 11, &omitted)
-	if got := shownForm(p, r); got != "whole" {
+	r := fittedOf(1, 10, 40, 120)
+	if got, _, _ := shownAfter(f, r, 2*timelineCost(f, r.Name, r.Fitted)-2, 1<<20); got != "whole" {
 		t.Errorf("with half the reach under the fitted form, the recall shows %q, want whole", got)
 	}
 }
@@ -76,10 +93,7 @@ func TestAStepsRecallsNarrowBeforeOneLeaves(t *testing.T) {
 	t.Parallel()
 	f := timelineFitter(t)
 	a, b := fittedOf(1, 12, 40, 120), fittedOf(2, 12, 40, 120)
-	cost := func(text, name string) int {
-		s := Section{Name: name, Content: text, Tokens: f.count(text)}
-		return f.sectionCost(Retrieved, &s) + timelineFraming
-	}
+	cost := func(text, name string) int { return timelineCost(f, name, text) }
 	room := f.headingCost(Working) + cost(a.Fitted, a.Name) + cost(b.Full, b.Name)
 	reach := 4 * room
 	var p Partition
@@ -121,5 +135,27 @@ func TestWideningNeverNarrows(t *testing.T) {
 	f.widen(&p, []Recalled{r}, how, 100)
 	if got := shownForm(p, r); got != "fitted" {
 		t.Errorf("after widening, the recall shows %q, want fitted", got)
+	}
+}
+
+// TestAFittedRecallPastHalfTheReachKeepsItsPlace: a recall whose whole
+// form is past half the reach shows fitted beside the step's other recall,
+// in a room that holds it and the other's lines: it is not narrowed to its
+// own lines, which would lose its calls.
+func TestAFittedRecallPastHalfTheReachKeepsItsPlace(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	r := fittedOf(1, 10, 300, 80)
+	fitCost := timelineCost(f, r.Name, r.Fitted)
+	reach := 2*fitCost + 2
+	// With a second recall of the same step, made after it, in a room that
+	// holds the fitted form and the other's lines: the fitted one stays.
+	b := recallOf(2, 10, 60)
+	room := f.headingCost(Working) + fitCost + timelineCost(f, b.Name, b.Lines)
+	var p Partition
+	var omitted []string
+	how := f.fitTimeline(&p, newestFirst(r, b), fixedRoom(reach, room, 5), 10, 10, &omitted)
+	if got := shownForm(p, r); got != "fitted" {
+		t.Errorf("the fitted recall shows %q beside the step's other, want fitted (how %v, omitted %v)", got, how, omitted)
 	}
 }

@@ -154,15 +154,8 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 		default:
 			x.whole, x.wholeCost = x.sec, x.cost
 		}
-		if form == ShownFull && r.Fitted != "" {
-			fit := Section{Name: r.Name, Source: r.Source, Content: r.Fitted, Tokens: r.FittedTokens, at: sec.at}
-			if fit.Tokens <= 0 {
-				fit.Tokens = f.count(r.Fitted)
-			}
-			if c := f.sectionCost(Retrieved, &fit) + timelineFraming; c > x.cost && c <= room.reach/2 {
-				x.fitted, x.fittedCost = fit, c
-				x.sec, x.cost = fit, c
-			}
+		if r.Fitted != "" {
+			f.fit(x, r, room.reach/2)
 		}
 		if h := bySource[r.HeldBy]; h != nil {
 			x.holder = h
@@ -237,6 +230,38 @@ func (f *fitter) traceLeft(p *Partition, left []Recalled, room int) {
 	}
 }
 
+// fit gives pick x, of recall r, its fitted form (Recalled.Fitted) when
+// that takes at most limit: shown whole, the fitted form shows more of
+// its output, and narrows to whole (replay.narrow); shown as lines, its
+// whole form being past limit, the fitted form shows its thought and calls
+// with less of the output, and narrows to lines.
+func (f *fitter) fit(x *pick, r Recalled, limit int) {
+	fit := Section{Name: r.Name, Source: r.Source, Content: r.Fitted, Tokens: r.FittedTokens, at: x.sec.at}
+	if fit.Tokens <= 0 {
+		fit.Tokens = f.count(r.Fitted)
+	}
+	c := f.sectionCost(Retrieved, &fit) + timelineFraming
+	switch {
+	case c > limit:
+	case x.how == ShownFull && c > x.cost:
+		x.fitted, x.fittedCost = fit, c
+		x.sec, x.cost = fit, c
+	case x.how == ShownLines && x.wholeCost == 0:
+		x.fitted, x.fittedCost = fit, c
+		x.sec, x.how, x.cost = fit, ShownFull, c
+	}
+}
+
+// narrow shows a recall that has a fitted form in the form it has
+// without: whole, or, when its whole form is past half the reach, lines.
+func (x *pick) narrow() {
+	if x.wholeCost > 0 {
+		x.sec, x.cost = x.whole, x.wholeCost
+		return
+	}
+	x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
+}
+
 // pick is a recall as the timeline's replay places it.
 type pick struct {
 	sec   Section
@@ -257,10 +282,10 @@ type pick struct {
 	// the room cannot hold it whole.
 	whole, lines         Section
 	wholeCost, linesCost int
-	// fitted is its whole form with more of its output (Recalled.Fitted),
-	// fittedCost its cost (0 when it has none): it arrives so when the
-	// room holds it, and narrows to whole for the step's other recalls
-	// (replay.narrow).
+	// fitted is its fitted form (Recalled.Fitted, fit), fittedCost its
+	// cost (0 when it has none): it arrives so when the room holds it, else
+	// in the form it has without (pick.narrow), and one with more of its
+	// output narrows to whole for the step's other recalls (replay.narrow).
 	fitted     Section
 	fittedCost int
 }
@@ -362,7 +387,7 @@ func (t *replay) step(picks []*pick, s, room int) {
 // lines, or leaves it out (crowded) when room cannot hold it at all.
 func (t *replay) arrive(x *pick, room int) {
 	if t.heading+x.cost > room && x.fittedCost > 0 && x.cost == x.fittedCost {
-		x.sec, x.cost = x.whole, x.wholeCost
+		x.narrow()
 	}
 	if t.heading+x.cost > room && x.linesCost > 0 && x.linesCost < x.cost && t.heading+x.linesCost <= room {
 		x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
@@ -398,16 +423,18 @@ func (t *replay) evict(s, room int) {
 	}
 }
 
-// narrow shows the newest recall made at step s that arrived fitted as
-// whole instead, so that the step's recalls fit the room before a recall
-// shown already, or one of them, leaves; false when none is left to
-// narrow.
+// narrow shows the newest recall made at step s that arrived fitted with
+// more of its output as whole instead, so that the step's recalls fit the
+// room before a recall shown already, or one of them, leaves; false when
+// none is left to narrow. One fitted to less of its output than its whole
+// form has no whole form to narrow to, only its lines, which would lose its
+// calls: it keeps its place as a whole recall does.
 func (t *replay) narrow(s int) bool {
 	for j := len(t.order) - 1; j >= 0; j-- {
 		x := t.order[j]
-		if x.came == s && x.fittedCost > 0 && x.cost == x.fittedCost {
-			t.used += x.wholeCost - x.cost
-			x.sec, x.cost = x.whole, x.wholeCost
+		if x.came == s && x.fittedCost > 0 && x.cost == x.fittedCost && x.wholeCost > 0 {
+			x.narrow()
+			t.used += x.cost - x.fittedCost
 			return true
 		}
 	}
