@@ -157,6 +157,7 @@ func ExampleEngine_Retrieve() {
 	// recalled iterations 1-2, shown in full already: false
 	// ## Static
 	// ## Short-term memory
+	// ## Run state at the last fold
 	// ## Working memory
 	// ## Retrieved memory
 	// ## Dynamic

@@ -156,8 +156,10 @@ func checkNoFoldWhileFits(t *testing.T, agent longAgent, format string, budget i
 			t.Fatalf("static needs %d tokens: the test wants more than the static share", cx.StaticNeed)
 		}
 		// The whole history in full, beside Static and Dynamic as the
-		// budget lays them out.
-		full := partitionTokens(cx, window.Static) + partitionTokens(cx, window.Dynamic) + partitionTokens(contextOf(t, whole), window.Working)
+		// budget lays them out (once the run has folded, Dynamic's errors
+		// and files are in the State partition).
+		full := partitionTokens(cx, window.Static) + partitionTokens(cx, window.State) + partitionTokens(cx, window.Dynamic) +
+			partitionTokens(contextOf(t, whole), window.Working)
 		room := budget - budget/100
 		if len(step.Fold.Folds) > 0 {
 			if folded == 0 && full <= room {

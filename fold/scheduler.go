@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -357,15 +356,10 @@ func touchEntities(ctx context.Context, tx *sqlx.Tx, n *Note, effects []scoring.
 	for _, c := range n.Calls {
 		// A shell command is not a file or entity: what it changed is
 		// recorded from its state changes below.
-		if c.Target == "" || strings.HasPrefix(c.Target, "`") {
-			continue
-		}
-		action := c.Tool + " ok"
-		if !c.OK {
-			action = c.Tool + " failed"
-		}
-		if err := upsert(c.Target, action); err != nil {
-			return err
+		if entity, action, ok := callEntity(c); ok {
+			if err := upsert(entity, action); err != nil {
+				return err
+			}
 		}
 	}
 	for _, e := range effects {

@@ -54,14 +54,14 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		})
 	}
 
-	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, &opts, &static)
+	f, state, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, stateAsOf(blocks), &opts, &static)
 	if err != nil {
 		return nil, err
 	}
 	cfg := opts.Config
 	long.Budget, short.Budget = cfg.LongTermBudget(), cfg.ShortTermBudget()
 	retrieved := Partition{Name: Retrieved, Budget: cfg.RetrievedBudget()}
-	c.focusRoom = cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.newestCost(working)
+	c.focusRoom = cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.endsCost(&state, &dynamic) - f.newestCost(working)
 	var recallOmitted []string
 	if c.Focused = opts.Focus; c.Focused {
 		// The current step asks memory a question: the answer is more
@@ -73,7 +73,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		retrieved.Budget = max(retrieved.Budget, c.focusRoom)
 		c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &recallOmitted)
 		shown = dropRecalled(&working, shown, opts.Recalled, c.Recalls)
-		left := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&dynamic) - f.cost(&retrieved) - f.newestCost(working)
+		left := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.endsCost(&state, &dynamic) - f.cost(&retrieved) - f.newestCost(working)
 		long.Budget = max(0, min(long.Budget, left))
 		f.fitBlocks(&long, &c.Omitted)
 		short.Budget = max(0, min(short.Budget, left-f.cost(&long)))
@@ -93,11 +93,11 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		if err != nil {
 			return nil, err
 		}
-		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RecallHold(acts)-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.cost(&dynamic))
+		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RecallHold(acts)-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.endsCost(&state, &dynamic))
 		c.Recalls = f.fitTimeline(&retrieved, opts.Recalled, room, opts.LaidOut, run.Iterations, &recallOmitted)
 	}
 	used := 0
-	for _, p := range []*Partition{&static, &long, &short, &retrieved, &dynamic} {
+	for _, p := range []*Partition{&static, &long, &short, &state, &retrieved, &dynamic} {
 		used += f.cost(p)
 	}
 	working.Budget = cfg.Budget - fold.Margin(cfg.Budget) - used - f.headingCost(Working)
@@ -130,15 +130,16 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	c.Omitted = append(c.Omitted, recallOmitted...)
 
-	c.finish(&f, []Partition{static, long, short, working, retrieved, dynamic})
+	c.finish(&f, []Partition{static, long, short, state, working, retrieved, dynamic})
 	return c, nil
 }
 
 // fitEnds fits the two ends of a window: Static, and the Dynamic partition
-// built from the run's state, each to its share. It settles the layout
-// first: opts.Config becomes the configuration laid out for what Static
-// needs (fold.Config.WithStatic).
-func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, notes []*fold.Note, opts *Options, static *Partition) (fitter, Partition, error) {
+// built from the run's state, each to its share, the state as of asOf in
+// a State partition of its own (fitDynamic). It settles the layout first:
+// opts.Config becomes the configuration laid out for what Static needs
+// (fold.Config.WithStatic).
+func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, notes []*fold.Note, asOf int, opts *Options, static *Partition) (fitter, Partition, Partition, error) {
 	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
 	c.StaticNeed, c.StaticShare = f.staticNeed(static), opts.Config.Shares.Static
 	opts.Config = opts.Config.WithStatic(c.StaticNeed)
@@ -148,14 +149,14 @@ func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store,
 	for _, n := range notes {
 		shown[n.Number] = true
 	}
-	dynamic, err := buildDynamic(ctx, j, fs, run, func(n int) bool { return shown[n] }, *opts, &c.Omitted)
+	state, dynamic, err := f.fitDynamic(func(asOf int) (Partition, error) {
+		return buildDynamic(ctx, j, fs, run, func(n int) bool { return shown[n] }, *opts, asOf, &c.Omitted)
+	}, opts.Config, asOf, &c.Omitted)
 	if err != nil {
-		return f, dynamic, err
+		return f, state, dynamic, err
 	}
-	dynamic.Budget = opts.Config.DynamicBudget()
 	f.fitStatic(static)
-	f.fitTail(&dynamic, &c.Omitted)
-	return f, dynamic, nil
+	return f, state, dynamic, nil
 }
 
 // staticPartition holds the run's system prompt (or the one opts gives)
@@ -205,13 +206,13 @@ func (m *EndsMeter) Measure(ctx context.Context, run journal.Run, cfg fold.Confi
 	opts.Config = opts.Config.WithStatic(need)
 	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
 	var omitted []string
-	dynamic, err := buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, &omitted)
+	state, dynamic, err := f.fitDynamic(func(asOf int) (Partition, error) {
+		return buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, asOf, &omitted)
+	}, opts.Config, from-1, &omitted)
 	if err != nil {
 		return fold.Ends{}, err
 	}
-	dynamic.Budget = opts.Config.DynamicBudget()
-	f.fitTail(&dynamic, &omitted)
-	return fold.Ends{StaticNeed: need, Static: cost, Dynamic: f.cost(&dynamic)}, nil
+	return fold.Ends{StaticNeed: need, Static: cost, Dynamic: f.endsCost(&state, &dynamic)}, nil
 }
 
 // static returns what run's Static partition needs uncut and what it

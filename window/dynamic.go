@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/delta-memory/delta-memory/fold"
@@ -12,12 +13,15 @@ import (
 
 // Dynamic partition limits.
 const (
-	recentWindow      = 20 // iterations searched for unresolved errors
-	maxErrors         = 5
-	maxEntities       = 12
-	maxBookmarkTexts  = 5
-	maxSystemIters    = 3 // iterations whose runtime notes are shown
-	goalTaskRunes     = 400
+	recentWindow     = 20 // iterations searched for unresolved errors
+	maxErrors        = 5
+	maxEntities      = 12
+	maxBookmarkTexts = 5
+	maxSystemIters   = 3 // iterations whose runtime notes are shown
+	goalTaskRunes    = 400
+	// stateWindow is how many iterations up to the last fold the files
+	// and entities are read from (fold.Store.EntityStatesAsOf).
+	stateWindow       = 64
 	dynamicErrorRunes = 160
 )
 
@@ -25,42 +29,59 @@ const (
 // state of the files and entities the run touched, bookmarks, and the
 // current goal, last. inWorking says which iterations Working shows in
 // full, whose bookmarked text Dynamic need not repeat.
-func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, inWorking func(int) bool, opts Options, omitted *[]string) (Partition, error) {
+//
+// With asOf > 0 (the newest iteration a fold covers: stateAsOf), the
+// errors and the files and entities are as they stood at that iteration,
+// and their sections say so (Section.AsOf): what came after shows in full
+// in Working, or in the caller's own newest iterations. That state changes
+// only when a fold does, so Build shows it before Working, in the prefix a
+// prompt cache keeps; the runtime's notes, what became of the files the
+// failures since asOf name, the bookmarks and the goal stay last and
+// current.
+func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, inWorking func(int) bool, opts Options, asOf int, omitted *[]string) (Partition, error) {
 	p := Partition{Name: Dynamic}
 	now := run.Iterations
 	if now == 0 {
 		return p, nil
 	}
+	at := now
+	if asOf > 0 {
+		at = min(asOf, now)
+	}
+	state, errors, err := runState(ctx, fs, run.ID, at, asOf > 0)
+	if err != nil {
+		return p, err
+	}
+	// The runtime's notes are of the newest iterations, past asOf.
 	recent, err := fs.Activity(ctx, run.ID, max(1, now-recentWindow+1), now)
 	if err != nil {
 		return p, err
 	}
-	open := unresolvedErrors(recent)
-	if len(open) > 0 {
-		lines := make([]string, len(open))
-		for i, f := range open {
-			lines[i] = f.line()
-		}
-		p.Sections = append(p.Sections, Section{Name: "Unresolved errors", Source: "notes:recent", Content: strings.Join(lines, "\n")})
-	}
+	var notes []Section
 	if lines := systemNotes(recent); len(lines) > 0 {
-		p.Sections = append(p.Sections, Section{Name: "Runtime notes", Source: "notes:system", Content: strings.Join(lines, "\n")})
+		notes = append(notes, Section{Name: "Runtime notes", Source: "notes:system", Content: strings.Join(lines, "\n")})
 	}
-	lines, listed, err := failedStates(ctx, fs, run, open)
-	if err != nil {
-		return p, err
-	}
-	states, err := fs.EntityStates(ctx, run.ID, maxEntities)
-	if err != nil {
-		return p, err
-	}
-	for _, s := range states {
-		if !listed[s.Entity] {
-			lines = append(lines, fmt.Sprintf("- %s: %s (iteration %d)", s.Entity, s.Action, s.Iteration))
+	if at < now {
+		// What became of the files the failures since asOf name: the
+		// failures show in full, the files' history does not.
+		newer := slices.DeleteFunc(recent, func(a fold.Activity) bool { return a.Number <= at })
+		lines, _, err := failedStates(ctx, fs, run.ID, now, unresolvedErrors(newer))
+		if err != nil {
+			return p, err
+		}
+		if len(lines) > 0 {
+			notes = append(notes, Section{Name: "Files the newest errors name", Source: "entity_history", Content: strings.Join(lines, "\n")})
 		}
 	}
-	if len(lines) > 0 {
-		p.Sections = append(p.Sections, Section{Name: "Files and entities", Source: "entity_state", Content: strings.Join(lines, "\n")})
+	if asOf > 0 {
+		for i := range state {
+			state[i].AsOf = at
+			state[i].Name += fmt.Sprintf(" (as of iteration %d)", at)
+		}
+		p.Sections = append(append(p.Sections, state...), notes...)
+	} else {
+		// Before any fold: the errors, the runtime's notes, then the files.
+		p.Sections = append(append(append(p.Sections, state[:errors]...), notes...), state[errors:]...)
 	}
 	marks, err := fs.Bookmarks(ctx, run.ID)
 	if err != nil {
@@ -115,6 +136,50 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	return p, nil
 }
 
+// runState gives the run's state sections as it stood at iteration at:
+// its unresolved recent errors, then the state of the files and entities
+// it touched, the files its errors name first. errors is how many of the
+// sections are the errors' (0 or 1). folded reads the files and entities
+// from the iterations up to at (fold.Store.EntityStatesAsOf), at being
+// the newest folded; otherwise at is the newest iteration, and the run's
+// latest actions are read.
+func runState(ctx context.Context, fs *fold.Store, run string, at int, folded bool) (state []Section, errors int, err error) {
+	recent, err := fs.Activity(ctx, run, max(1, at-recentWindow+1), at)
+	if err != nil {
+		return nil, 0, err
+	}
+	open := unresolvedErrors(recent)
+	if len(open) > 0 {
+		lines := make([]string, len(open))
+		for i, f := range open {
+			lines[i] = f.line()
+		}
+		state, errors = append(state, Section{Name: "Unresolved errors", Source: "notes:recent", Content: strings.Join(lines, "\n")}), 1
+	}
+	lines, listed, err := failedStates(ctx, fs, run, at, open)
+	if err != nil {
+		return nil, 0, err
+	}
+	var states []fold.EntityState
+	if folded {
+		states, err = fs.EntityStatesAsOf(ctx, run, max(1, at-stateWindow+1), at, maxEntities)
+	} else {
+		states, err = fs.EntityStates(ctx, run, maxEntities)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, s := range states {
+		if !listed[s.Entity] {
+			lines = append(lines, fmt.Sprintf("- %s: %s (iteration %d)", s.Entity, s.Action, s.Iteration))
+		}
+	}
+	if len(lines) > 0 {
+		state = append(state, Section{Name: "Files and entities", Source: "entity_state", Content: strings.Join(lines, "\n")})
+	}
+	return state, errors, nil
+}
+
 // failure is a failed call of a recent iteration.
 type failure struct {
 	iter int
@@ -161,7 +226,7 @@ const maxFailedLookups = 12
 // from the run's entity history: "- data/a.json: moved to data/a.json.bak
 // at iteration 545". listed holds the entities it gives a line, as
 // scoring.EntityKey spells them.
-func failedStates(ctx context.Context, fs *fold.Store, run journal.Run, open []failure) (lines []string, listed map[string]bool, err error) {
+func failedStates(ctx context.Context, fs *fold.Store, run string, at int, open []failure) (lines []string, listed map[string]bool, err error) {
 	listed = map[string]bool{}
 	looked := map[string]bool{}
 	for i := len(open) - 1; i >= 0 && len(looked) < maxFailedLookups; i-- {
@@ -174,7 +239,7 @@ func failedStates(ctx context.Context, fs *fold.Store, run journal.Run, open []f
 				break
 			}
 			looked[key] = true
-			c, ok, err := fs.LastChange(ctx, run.ID, key, run.Iterations+1)
+			c, ok, err := fs.LastChange(ctx, run, key, at+1)
 			if err != nil {
 				return nil, nil, err
 			}

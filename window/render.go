@@ -8,7 +8,7 @@ import (
 
 var partitionTitles = map[string]string{
 	Static: "Static", LongTerm: "Long-term memory", ShortTerm: "Short-term memory",
-	Working: "Working memory", Retrieved: "Retrieved memory", Dynamic: "Dynamic",
+	Working: "Working memory", Retrieved: "Retrieved memory", Dynamic: "Dynamic", State: "Run state at the last fold",
 }
 
 func partitionHeading(name string) string { return "## " + partitionTitles[name] + "\n" }
@@ -20,7 +20,7 @@ func sectionHeading(partition string, s *Section) string {
 		return ""
 	}
 	switch partition {
-	case Static, Retrieved, Dynamic:
+	case Static, Retrieved, Dynamic, State:
 		if t, ok := staticTitles[s.Name]; ok {
 			return "### " + t + "\n"
 		}
@@ -132,7 +132,7 @@ func renderMessages(parts []Partition, inTimeline bool) []fold.Message {
 			msgs = append(msgs, fold.Message{Role: "system", Content: fold.StrPtr(s.Content)})
 		}
 	}
-	if mem := partitionText(byName[LongTerm], byName[ShortTerm]); mem != "" {
+	if mem := partitionText(byName[LongTerm], byName[ShortTerm], byName[State]); mem != "" {
 		msgs = append(msgs, fold.Message{Role: "system", Content: fold.StrPtr(mem)})
 	}
 	for _, s := range static.Sections {

@@ -54,7 +54,7 @@ func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 			t.Fatal(err)
 		}
 		share := eng.Config.RetrievedBudget()
-		ret := cx.Partitions[4]
+		ret := cx.Partitions[5]
 		full := 0
 		for _, how := range cx.Recalls {
 			if how == window.ShownFull {
@@ -72,7 +72,7 @@ func TestRecallsTakeWhatWorkingLeaves(t *testing.T) {
 				t.Errorf("budget %d: %d of %d recalls in full, retrieved %d tokens of budget %d (share %d)",
 					tc.budget, full, len(recalls), ret.Tokens, ret.Budget, share)
 			}
-			if w := cx.Partitions[3]; len(w.Sections) != 3 {
+			if w := cx.Partitions[4]; len(w.Sections) != 3 {
 				t.Errorf("working shows %d iterations, want all 3", len(w.Sections))
 			}
 			continue

@@ -17,7 +17,7 @@ func buildSubtask(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	if err != nil {
 		return nil, err
 	}
-	f, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, &opts, &static)
+	f, state, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, 0, &opts, &static)
 	if err != nil {
 		return nil, err
 	}
@@ -26,6 +26,6 @@ func buildSubtask(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	var omitted []string
 	c.Recalls = f.fitRetrieved(&retrieved, opts.Recalled, &omitted)
 	c.Omitted = append(c.Omitted, omitted...)
-	c.finish(&f, []Partition{static, {Name: LongTerm}, {Name: ShortTerm}, {Name: Working}, retrieved, dynamic})
+	c.finish(&f, []Partition{static, {Name: LongTerm}, {Name: ShortTerm}, state, {Name: Working}, retrieved, dynamic})
 	return c, nil
 }

@@ -1,11 +1,13 @@
 // Package window composes an agent's context window from the journal and
-// its folds: six partitions under a token budget, rendered as Markdown, as
+// its folds: six partitions under a token budget, and the run's state at
+// the last fold between Short-term and Working, rendered as Markdown, as
 // OpenAI chat messages, or as JSON for inspection.
 //
 // Order serves prompt caching and chronology: Static, Long-term, Short-term,
-// Working (oldest to newest), then Retrieved and Dynamic, with the current
-// goal last. Between folds the window grows only at its end, so its prefix
-// stays byte-identical and provider prompt caches keep hitting.
+// the run's state, Working (oldest to newest), then Retrieved and Dynamic,
+// with the current goal last. Between folds the window grows only at its
+// end, so its prefix stays byte-identical and provider prompt caches keep
+// hitting.
 package window
 
 import (
@@ -21,6 +23,9 @@ const (
 	Working   = "working"
 	Retrieved = "retrieved"
 	Dynamic   = "dynamic"
+	// State holds, once the run has folded, its unresolved errors and the
+	// state of its files as of the newest folded iteration (state.go).
+	State = "state"
 )
 
 // Section is one piece of a partition, with where it came from: a block
@@ -34,6 +39,9 @@ type Section struct {
 	Messages []fold.Message `json:"-"`
 	// MessageTokens counts Messages when set.
 	MessageTokens int `json:"-"`
+	// AsOf is the iteration a State section's state stood at: the newest
+	// a fold covers (0 for any other section).
+	AsOf int `json:"as_of,omitempty"`
 	// Bare says the section is written without its "### …" heading: its
 	// content names its iterations (Recalled.Bare).
 	Bare bool `json:"-"`

@@ -17,9 +17,9 @@ import (
 	"github.com/delta-memory/delta-memory/window"
 )
 
-var partitionOrder = []string{window.Static, window.LongTerm, window.ShortTerm, window.Working, window.Retrieved, window.Dynamic}
+var partitionOrder = []string{window.Static, window.LongTerm, window.ShortTerm, window.State, window.Working, window.Retrieved, window.Dynamic}
 
-var sourceRE = regexp.MustCompile(`^(run\.system_prompt|system_prompt_file|run\.task|block:L[1-4]-\d+-\d+(\.\d+)?|iteration:\d+|notes:recent|notes:system|entity_state|bookmarks|bookmark:\d+|run\.task\+milestone)$`)
+var sourceRE = regexp.MustCompile(`^(run\.system_prompt|system_prompt_file|run\.task|block:L[1-4]-\d+-\d+(\.\d+)?|iteration:\d+|notes:recent|notes:system|entity_state|entity_history|bookmarks|bookmark:\d+|run\.task\+milestone)$`)
 
 func openWindowEngine(t *testing.T, budget int) *memory.Engine {
 	t.Helper()
@@ -160,7 +160,7 @@ func checkLayout(t *testing.T, ctx context.Context, eng *memory.Engine, run jour
 			t.Errorf("%s: the newest iteration shown in full is %d, and block %s (%s) ends at %d", at, prevIter, newest.ID, newest.Trigger, newest.Last)
 		}
 	}
-	if r := cx.Partitions[4]; r.Name != window.Retrieved || r.Sections == nil || len(r.Sections) != 0 || r.Tokens != 0 {
+	if r := cx.Partitions[5]; r.Name != window.Retrieved || r.Sections == nil || len(r.Sections) != 0 || r.Tokens != 0 {
 		t.Errorf("%s: retrieved partition %+v", at, r)
 	}
 	if len(cx.Omitted) != 0 {
@@ -210,11 +210,11 @@ func TestUnusedShareFlowsToWorking(t *testing.T) {
 		t.Fatalf("blocks after 3 iterations: %+v", cx.Partitions[1:3])
 	}
 	// Working gets everything Static and Dynamic leave, less a small margin.
-	used := cx.Partitions[0].Tokens + cx.Partitions[5].Tokens
+	used := cx.Partitions[0].Tokens + cx.Partitions[6].Tokens
 	if w := budgets[window.Working]; w <= budget*3/10 || w < budget-used-budget/50 {
 		t.Errorf("working budget %d of %d (static and dynamic use %d)", w, budget, used)
 	}
-	if got := len(cx.Partitions[3].Sections); got != 3 {
+	if got := len(cx.Partitions[4].Sections); got != 3 {
 		t.Errorf("working shows %d iterations, want 3", got)
 	}
 }

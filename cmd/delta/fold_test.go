@@ -59,7 +59,7 @@ func TestContextFormats(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	if cx.Budget != 8000 || cx.Tokens == 0 || cx.Tokens > 8000 || cx.Tokenizer != "o200k_base" ||
-		strings.Join(names, ",") != "static,long_term,short_term,working,retrieved,dynamic" || len(cx.Messages) != len(msgs) {
+		strings.Join(names, ",") != "static,long_term,short_term,state,working,retrieved,dynamic" || len(cx.Messages) != len(msgs) {
 		t.Fatalf("context json: budget %d tokens %d tokenizer %s partitions %v", cx.Budget, cx.Tokens, cx.Tokenizer, names)
 	}
 	// --output writes the file, creating its directory.

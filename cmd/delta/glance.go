@@ -150,7 +150,7 @@ func countsLine(by map[string]int, order ...string) string {
 
 var partitionLabels = map[string]string{
 	window.Static: "static", window.LongTerm: "long-term", window.ShortTerm: "short-term",
-	window.Working: "working", window.Retrieved: "retrieved", window.Dynamic: "dynamic",
+	window.State: "state", window.Working: "working", window.Retrieved: "retrieved", window.Dynamic: "dynamic",
 }
 
 func printPartitions(w io.Writer, cx *window.Context, p palette) {

@@ -75,7 +75,7 @@ func TestPageEscapes(t *testing.T) {
 func TestGatherShowsTheWindow(t *testing.T) {
 	f := setup(t)
 	d := f.data
-	if d.Run.Iterations != 400 || len(d.Blocks) == 0 || len(d.Window.Partitions) != 6 {
+	if d.Run.Iterations != 400 || len(d.Blocks) == 0 || len(d.Window.Partitions) != 7 {
 		t.Fatalf("run %+v, %d blocks, %d partitions", d.Run, len(d.Blocks), len(d.Window.Partitions))
 	}
 	// The timeline covers every iteration once, in order.

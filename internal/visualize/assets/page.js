@@ -12,7 +12,7 @@
   };
   var PART_TEXT = {
     static: "Static", long_term: "Long-term", short_term: "Short-term",
-    working: "Working", retrieved: "Retrieved", dynamic: "Dynamic"
+    state: "Run state", working: "Working", retrieved: "Retrieved", dynamic: "Dynamic"
   };
   var REASON_TEXT = { explicit: "explicit", implicit: "implicit", error: "error" };
   var selected = null;

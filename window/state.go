@@ -1,0 +1,54 @@
+package window
+
+import "github.com/delta-memory/delta-memory/fold"
+
+// Once a run has folded, the errors it left unresolved and the state of
+// the files it touched are shown as they stood at the newest iteration a
+// fold covers, in a State partition before Working, rather than as of the
+// current step at the window's end. Everything after that iteration shows
+// in full in Working, or among the newest iterations the caller shows
+// itself, so nothing is lost; and since that state changes only when a
+// fold does, it sits in the prefix a prompt cache keeps, where at the end
+// it was sent again at every call (each call appends an iteration before
+// it). The runtime's notes, the bookmarks and the goal stay in Dynamic.
+
+// stateAsOf is the iteration the run's state is shown as of: the newest a
+// visible block covers, 0 before any fold.
+func stateAsOf(blocks []fold.Shown) int {
+	n := 0
+	for _, b := range blocks {
+		n = max(n, b.Last)
+	}
+	return n
+}
+
+// fitDynamic builds the Dynamic partition (buildDynamic) with its state as
+// of asOf, and moves the state's sections into the State partition it
+// returns (empty with asOf 0). The State partition is fitted to half of
+// Dynamic's share, whatever the rest takes, so that it changes only when
+// the run folds; Dynamic takes what it leaves, its goal kept last.
+func (f *fitter) fitDynamic(build func(asOf int) (Partition, error), cfg fold.Config, asOf int, omitted *[]string) (state, dynamic Partition, err error) {
+	state = Partition{Name: State}
+	if dynamic, err = build(asOf); err != nil {
+		return state, dynamic, err
+	}
+	kept := dynamic.Sections[:0]
+	for _, s := range dynamic.Sections {
+		if s.AsOf > 0 {
+			state.Sections = append(state.Sections, s)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	dynamic.Sections = kept
+	if len(state.Sections) > 0 {
+		state.Budget = cfg.DynamicBudget() / 2
+		f.fitTail(&state, omitted)
+	}
+	dynamic.Budget = cfg.DynamicBudget() - f.cost(&state)
+	f.fitTail(&dynamic, omitted)
+	return state, dynamic, nil
+}
+
+// endsCost is what the State and Dynamic partitions take together.
+func (f *fitter) endsCost(state, dynamic *Partition) int { return f.cost(state) + f.cost(dynamic) }
