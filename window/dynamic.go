@@ -48,12 +48,18 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	if asOf > 0 {
 		at = min(asOf, now)
 	}
-	state, errors, err := runState(ctx, fs, run.ID, at, asOf > 0)
+	// The runtime's notes are of the newest iterations, past asOf.
+	recent, err := fs.Activity(ctx, run.ID, max(1, now-recentWindow+1), now)
 	if err != nil {
 		return p, err
 	}
-	// The runtime's notes are of the newest iterations, past asOf.
-	recent, err := fs.Activity(ctx, run.ID, max(1, now-recentWindow+1), now)
+	then := recent
+	if at < now {
+		if then, err = fs.Activity(ctx, run.ID, max(1, at-recentWindow+1), at); err != nil {
+			return p, err
+		}
+	}
+	state, errors, err := runState(ctx, fs, run.ID, at, asOf > 0, then)
 	if err != nil {
 		return p, err
 	}
@@ -137,17 +143,14 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 }
 
 // runState gives the run's state sections as it stood at iteration at:
-// its unresolved recent errors, then the state of the files and entities
-// it touched, the files its errors name first. errors is how many of the
-// sections are the errors' (0 or 1). folded reads the files and entities
-// from the iterations up to at (fold.Store.EntityStatesAsOf), at being
-// the newest folded; otherwise at is the newest iteration, and the run's
-// latest actions are read.
-func runState(ctx context.Context, fs *fold.Store, run string, at int, folded bool) (state []Section, errors int, err error) {
-	recent, err := fs.Activity(ctx, run, max(1, at-recentWindow+1), at)
-	if err != nil {
-		return nil, 0, err
-	}
+// its unresolved recent errors (from recent, the activity of the
+// recentWindow iterations up to at), then the state of the files and
+// entities it touched, the files its errors name first. errors is how
+// many of the sections are the errors' (0 or 1). folded reads the files
+// and entities from the iterations up to at (fold.Store.EntityStatesAsOf),
+// at being the newest folded; otherwise at is the newest iteration, and
+// the run's latest actions are read.
+func runState(ctx context.Context, fs *fold.Store, run string, at int, folded bool, recent []fold.Activity) (state []Section, errors int, err error) {
 	open := unresolvedErrors(recent)
 	if len(open) > 0 {
 		lines := make([]string, len(open))
