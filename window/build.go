@@ -149,12 +149,11 @@ func (c *Context) fitEnds(ctx context.Context, j *journal.Store, fs *fold.Store,
 	for _, n := range notes {
 		shown[n.Number] = true
 	}
-	state, dynamic, err := f.fitDynamic(func(asOf int) (Partition, error) {
-		return buildDynamic(ctx, j, fs, run, func(n int) bool { return shown[n] }, *opts, asOf, &c.Omitted)
-	}, opts.Config, asOf, &c.Omitted)
+	dynamic, err := buildDynamic(ctx, j, fs, run, func(n int) bool { return shown[n] }, *opts, asOf, &c.Omitted)
 	if err != nil {
-		return f, state, dynamic, err
+		return f, Partition{Name: State}, dynamic, err
 	}
+	state, dynamic := f.fitDynamic(dynamic, opts.Config, &c.Omitted)
 	f.fitStatic(static)
 	return f, state, dynamic, nil
 }
@@ -206,12 +205,11 @@ func (m *EndsMeter) Measure(ctx context.Context, run journal.Run, cfg fold.Confi
 	opts.Config = opts.Config.WithStatic(need)
 	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
 	var omitted []string
-	state, dynamic, err := f.fitDynamic(func(asOf int) (Partition, error) {
-		return buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, asOf, &omitted)
-	}, opts.Config, from-1, &omitted)
+	dynamic, err := buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, from-1, &omitted)
 	if err != nil {
 		return fold.Ends{}, err
 	}
+	state, dynamic := f.fitDynamic(dynamic, opts.Config, &omitted)
 	return fold.Ends{StaticNeed: need, Static: cost, Dynamic: f.endsCost(&state, &dynamic)}, nil
 }
 

@@ -70,7 +70,8 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 	if at < now {
 		// What became of the files the failures since asOf name: the
 		// failures show in full, the files' history does not.
-		newer := slices.DeleteFunc(recent, func(a fold.Activity) bool { return a.Number <= at })
+		k, _ := slices.BinarySearchFunc(recent, at+1, func(a fold.Activity, n int) int { return a.Number - n })
+		newer := recent[k:]
 		lines, _, err := failedStates(ctx, fs, run.ID, now, unresolvedErrors(newer))
 		if err != nil {
 			return p, err

@@ -22,16 +22,14 @@ func stateAsOf(blocks []fold.Shown) int {
 	return n
 }
 
-// fitDynamic builds the Dynamic partition (buildDynamic) with its state as
-// of asOf, and moves the state's sections into the State partition it
-// returns (empty with asOf 0). The State partition is fitted to half of
-// Dynamic's share, whatever the rest takes, so that it changes only when
-// the run folds; Dynamic takes what it leaves, its goal kept last.
-func (f *fitter) fitDynamic(build func(asOf int) (Partition, error), cfg fold.Config, asOf int, omitted *[]string) (state, dynamic Partition, err error) {
-	state = Partition{Name: State}
-	if dynamic, err = build(asOf); err != nil {
-		return state, dynamic, err
-	}
+// fitDynamic moves the sections of dynamic (buildDynamic) that carry the
+// run's state at the last fold (Section.AsOf) into a State partition, empty
+// before any fold, and returns it and what is left of dynamic, both fitted.
+// State is fitted to half of Dynamic's share, whatever the rest takes, so
+// that it changes only when the run folds; Dynamic takes what it leaves,
+// its goal kept last.
+func (f *fitter) fitDynamic(dynamic Partition, cfg fold.Config, omitted *[]string) (Partition, Partition) {
+	state := Partition{Name: State}
 	kept := dynamic.Sections[:0]
 	for _, s := range dynamic.Sections {
 		if s.AsOf > 0 {
@@ -47,7 +45,7 @@ func (f *fitter) fitDynamic(build func(asOf int) (Partition, error), cfg fold.Co
 	}
 	dynamic.Budget = cfg.DynamicBudget() - f.cost(&state)
 	f.fitTail(&dynamic, omitted)
-	return state, dynamic, nil
+	return state, dynamic
 }
 
 // endsCost is what the State and Dynamic partitions take together.
