@@ -435,9 +435,15 @@ func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptio
 	if err != nil {
 		return nil, err
 	}
+	summaries := 0
+	if !focused {
+		if summaries, err = e.Fold.LayoutFold(ctx, run.ID); err != nil {
+			return nil, err
+		}
+	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
 		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled, Native: opts.Native,
-		Focus: focused, LaidOut: laidOut,
+		Focus: focused, LaidOut: laidOut, SummariesLaidOut: summaries,
 	})
 }
 

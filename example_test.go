@@ -157,7 +157,7 @@ func ExampleEngine_Retrieve() {
 	// recalled iterations 1-2, shown in full already: false
 	// ## Static
 	// ## Short-term memory
-	// ## Run state at the last fold
+	// ## Run state as of the summaries
 	// ## Working memory
 	// ## Retrieved memory
 	// ## Dynamic

@@ -47,8 +47,9 @@ func focus(active []recall.Recall, now int) bool {
 // first; iterations Working shows in full are rendered too, and the window
 // leaves them out of Working. Any other window lays its recalls out in the
 // run's timeline (window.Recalled.Since): it gets the recalls that have
-// not expired, and those that expired since the last fold or the last
-// multiple of four TTLs (recall.Config.FadeFrom), most recently made
+// not expired, and those that expired since the last chapter or cascade
+// (fold.Store.LayoutFold) or the last multiple of four TTLs
+// (recall.Config.FadeFrom), most recently made
 // first, each rendered whole whatever the others take, so that how a
 // recall shows never depends on the calls after it. Iterations shown in
 // full in Working are left out.
@@ -64,11 +65,11 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	from := 0
 	var held map[int]recall.Recall
 	if !focused {
-		lastFold, err := e.Fold.LastFold(ctx, run.ID)
+		layoutFold, err := e.Fold.LayoutFold(ctx, run.ID)
 		if err != nil {
 			return nil, false, 0, err
 		}
-		from = e.Recall.Config().FadeFrom(run.Iterations, lastFold)
+		from = e.Recall.Config().FadeFrom(run.Iterations, layoutFold)
 		if active, err = e.Recall.Lingering(ctx, run.ID, run.Iterations, from, maxOffered); err != nil {
 			return nil, false, 0, err
 		}

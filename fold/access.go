@@ -111,14 +111,28 @@ func (f *Folder) Touch(ctx context.Context, run string, first, last, now int) er
 	})
 }
 
-// LastFold returns the run's iteration count when the newest block the
-// window shows was made (a fold, a cascade or a chapter), 0 when none
-// shows: the last time the summaries changed, which is also when the
-// window's prefix last broke there. Like WorkingFrom, it reads the partial
-// index of visible blocks, so it costs what the window holds, not the run.
-func (s *Store) LastFold(ctx context.Context, run string) (int, error) {
+// LayoutFold returns the run's iteration count when the newest visible
+// chapter or phase (a block of level L3 or above: a milestone's chapter, a
+// cascade) was made, 0 when none shows. Such a fold changes Long-term, so
+// the window's prefix breaks there whatever else it holds: the window is
+// laid out afresh from it (window.Options.LaidOut), and the Short-term
+// blocks made since are shown where their iterations were, in the run's
+// timeline, rather than at Short-term's end. It reads the partial index of
+// visible blocks, as WorkingFrom does.
+func (s *Store) LayoutFold(ctx context.Context, run string) (int, error) {
 	var last sql.NullInt64
-	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(created_iter) FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1`, run); err != nil {
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(created_iter) FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1 AND level >= 3`, run); err != nil {
+		return 0, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
+	}
+	return int(last.Int64), nil
+}
+
+// StableAsOf returns the newest iteration a visible block made at or
+// before iteration laidOut covers, 0 when none: what the window's
+// summaries cover once the blocks made since are left to the timeline.
+func (s *Store) StableAsOf(ctx context.Context, run string, laidOut int) (int, error) {
+	var last sql.NullInt64
+	if err := sqlx.GetContext(ctx, s.db.Cached(), &last, `SELECT max(last_iter) FROM blocks INDEXED BY blocks_visible WHERE run_id = ? AND visible = 1 AND created_iter <= ?`, run, laidOut); err != nil {
 		return 0, fmt.Errorf("read blocks: %w", sqldb.Classify(err))
 	}
 	return int(last.Int64), nil

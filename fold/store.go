@@ -151,13 +151,15 @@ type Shown struct {
 	Last    int    `db:"last_iter"`
 	Tokens  int    `db:"tokens"`
 	Content string `db:"content"`
+	// Made is the run's iteration count when the block was made.
+	Made int `db:"created_iter"`
 }
 
 // shown lists the visible blocks of a run, oldest first, with only what the
 // window renders: no metadata to decode on every build.
 func shown(ctx context.Context, q sqlx.QueryerContext, run string) ([]Shown, error) {
 	var out []Shown
-	err := sqlx.SelectContext(ctx, q, &out, `SELECT id, level, first_iter, last_iter, tokens, content
+	err := sqlx.SelectContext(ctx, q, &out, `SELECT id, level, first_iter, last_iter, tokens, content, created_iter
 		FROM blocks WHERE run_id = ? AND visible = 1 ORDER BY first_iter`, run)
 	if err != nil {
 		return nil, fmt.Errorf("read blocks: %w", sqldb.Classify(err))

@@ -13,8 +13,8 @@ import (
 // TestRecallFadesAfterItsTTL follows an error-driven recall made at
 // iteration 372: the window offers it while its TTL lasts (shown, or left
 // out for room and reported), then while it lingers until the window is
-// laid out again (a fold, or every FadeEvery iterations), so that it fades
-// with others rather than alone; once gone it stays gone.
+// laid out again (a chapter or cascade, or every FadeEvery iterations), so
+// that it fades with others rather than alone; once gone it stays gone.
 func TestRecallFadesAfterItsTTL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -27,14 +27,14 @@ func TestRecallFadesAfterItsTTL(t *testing.T) {
 		testrun.FeedMore(t, eng, events[fed:upto], 4000)
 		fed = upto
 		shown := offers(t, eng, 271)
-		lastFold, err := eng.Fold.LastFold(ctx, testrun.RunID)
+		laidOut, err := eng.Fold.LayoutFold(ctx, testrun.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Expired at 380: it goes when the window is laid out after that.
-		want := n <= 380 || eng.Recall.Config().FadeFrom(n, lastFold) <= 380
+		want := n <= 380 || eng.Recall.Config().FadeFrom(n, laidOut) <= 380
 		if shown != want || shown && gone {
-			t.Fatalf("at iteration %d (last fold %d) the recall of 271 shows=%v, want %v (ttl 8 from 372)", n, lastFold, shown, want)
+			t.Fatalf("at iteration %d (last chapter or cascade %d) the recall of 271 shows=%v, want %v (ttl 8 from 372)", n, laidOut, shown, want)
 		}
 		gone = gone || !shown
 	}
@@ -65,12 +65,12 @@ func TestRecallRefreshedWhenNamedAgain(t *testing.T) {
 		testrun.FeedMore(t, eng, events[fed:upto], 4000)
 		fed = upto
 		shown := offers(t, eng, 271)
-		lastFold, err := eng.Fold.LastFold(context.Background(), testrun.RunID)
+		laidOut, err := eng.Fold.LayoutFold(context.Background(), testrun.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Without the second naming it would expire at 380.
-		if want := n <= 385 || eng.Recall.Config().FadeFrom(n, lastFold) <= 385; shown != want {
+		if want := n <= 385 || eng.Recall.Config().FadeFrom(n, laidOut) <= 385; shown != want {
 			t.Fatalf("at iteration %d the recall of 271 shows=%v, want %v (named again at 377: ttl 8 from there)", n, shown, want)
 		}
 	}

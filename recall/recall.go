@@ -110,14 +110,15 @@ const maxIndexEvery = 1024
 const fadeTTLs = 4
 
 // FadeFrom is the iteration from which a window that keeps its prefix for
-// the prompt cache still shows the recalls that have expired: the last
-// fold, or the last multiple of four TTLs, whichever is later. A recall
-// that expires stays until the window's summaries change anyway, or at
-// most until the next such multiple, so that recalls fade together rather
-// than one at a call.
-func (c Config) FadeFrom(now, lastFold int) int {
+// the prompt cache still shows the recalls that have expired: the last time
+// its summaries were laid out again (laidOut: a chapter or cascade), or the
+// last multiple of four TTLs, whichever is later. A recall that expires
+// stays until the window's summaries change anyway, or at most until the
+// next such multiple, so that recalls fade together rather than one at a
+// call.
+func (c Config) FadeFrom(now, laidOut int) int {
 	every := fadeTTLs * c.TTL
-	return max(lastFold, now-now%every)
+	return max(laidOut, now-now%every)
 }
 
 // FadeEvery is how many iterations apart FadeFrom lets expired recalls

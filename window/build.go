@@ -3,6 +3,8 @@ package window
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,11 +35,31 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 	}
 	var long, short Partition
 	long.Name, short.Name = LongTerm, ShortTerm
+	// Outside a question to memory, the Short-term blocks made since the
+	// summaries were last laid out (opts.SummariesLaidOut) stand in the
+	// run's timeline, where their iterations were, rather than at
+	// Short-term's end: a fold then changes the window from its oldest
+	// iteration shown on, not from the summaries on, and the recalls made
+	// before stay in the prefix a prompt cache keeps. They join
+	// Short-term when a chapter or a cascade changes Long-term, which
+	// breaks the prefix there anyway.
+	laidOut := math.MaxInt
+	if !opts.Focus {
+		laidOut = opts.SummariesLaidOut
+	}
+	made := map[int]int{} // folded iteration -> when, for those in the timeline
 	for _, b := range blocks {
 		sec := Section{Name: fmt.Sprintf("L%d %d-%d", b.Level, b.First, b.Last), Source: "block:" + b.ID, Tokens: b.Tokens, Content: b.Content}
-		if b.Level >= fold.L3 {
+		switch {
+		case b.Level >= fold.L3:
 			long.Sections = append(long.Sections, sec)
-		} else {
+		case b.Made > laidOut:
+			sec.at, sec.made, sec.InTimeline = max(1, b.First), b.Made, true
+			for n := b.First; n <= b.Last && n+opts.Native < b.Made; n++ {
+				made[n] = b.Made
+			}
+			short.Sections = append(short.Sections, sec)
+		default:
 			short.Sections = append(short.Sections, sec)
 		}
 	}
@@ -54,7 +76,7 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		})
 	}
 
-	f, state, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, stateAsOf(blocks), &opts, &static)
+	f, state, dynamic, err := c.fitEnds(ctx, j, fs, run, notes, stateAsOf(blocks, laidOut), &opts, &static)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +102,15 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		f.fitBlocks(&short, &c.Omitted)
 	} else {
 		f.fitBlocks(&long, &c.Omitted)
+		// A block in the timeline is framed as a message of its own: the
+		// share holds the block, as it would in Short-term, and the
+		// framing comes on top, out of what Working is left (the
+		// scheduler counts a block alike wherever the window shows it).
+		for _, sec := range short.Sections {
+			if sec.at > 0 {
+				short.Budget += timelineFraming
+			}
+		}
 		f.fitBlocks(&short, &c.Omitted)
 		// The recalls go in the run's timeline (timeline.go), so that the
 		// prefix a prompt cache reuses runs past them. Working keeps its
@@ -88,12 +119,30 @@ func Build(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Ru
 		// (fold.Config.RecallHold: more in a run that calls tools), less the
 		// Working heading Build holds back below.
 		c.timeline = true
-		base := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&long) - f.cost(&short) - cfg.DynamicBudget()
+		before := laidOutBefore(short)
+		base := cfg.Budget - fold.Margin(cfg.Budget) - f.cost(&static) - f.cost(&long) - f.cost(&before) - cfg.DynamicBudget()
 		acts, err := fs.Acts(ctx, run.ID, run.Iterations)
 		if err != nil {
 			return nil, err
 		}
-		room := f.newTimelineRoom(working, cfg.RecallReach(), cfg.RecallHold(acts)-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.endsCost(&state, &dynamic))
+		var folded []fold.Size
+		if len(made) > 0 {
+			numbers := make([]int, 0, len(made))
+			for n := range made {
+				numbers = append(numbers, n)
+			}
+			slices.Sort(numbers)
+			if folded, err = fs.SizesAt(ctx, run.ID, numbers); err != nil {
+				return nil, err
+			}
+		}
+		var inTimeline []Section
+		for _, sec := range short.Sections {
+			if sec.at > 0 {
+				inTimeline = append(inTimeline, sec)
+			}
+		}
+		room := f.newTimelineRoom(working, inTimeline, made, folded, cfg.RecallReach(), cfg.RecallHold(acts)-f.headingCost(Working), base, opts.Native, run.Iterations, cfg.DynamicBudget()-f.endsCost(&state, &dynamic))
 		c.Recalls = f.fitTimeline(&retrieved, opts.Recalled, room, opts.LaidOut, run.Iterations, &recallOmitted)
 	}
 	used := 0
@@ -205,7 +254,15 @@ func (m *EndsMeter) Measure(ctx context.Context, run journal.Run, cfg fold.Confi
 	opts.Config = opts.Config.WithStatic(need)
 	f := fitter{tok: opts.Tokenizer, memo: newMemo()}
 	var omitted []string
-	dynamic, err := buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, from-1, &omitted)
+	laidOut, err := m.Fold.LayoutFold(ctx, run.ID)
+	if err != nil {
+		return fold.Ends{}, err
+	}
+	asOf, err := m.Fold.StableAsOf(ctx, run.ID, laidOut)
+	if err != nil {
+		return fold.Ends{}, err
+	}
+	dynamic, err := buildDynamic(ctx, m.Journal, m.Fold, run, func(n int) bool { return n >= from }, opts, asOf, &omitted)
 	if err != nil {
 		return fold.Ends{}, err
 	}

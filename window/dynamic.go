@@ -19,7 +19,7 @@ const (
 	maxBookmarkTexts = 5
 	maxSystemIters   = 3 // iterations whose runtime notes are shown
 	goalTaskRunes    = 400
-	// stateWindow is how many iterations up to the last fold the files
+	// stateWindow is how many iterations up to the state's iteration the files
 	// and entities are read from (fold.Store.EntityStatesAsOf).
 	stateWindow       = 64
 	dynamicErrorRunes = 160

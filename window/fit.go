@@ -55,9 +55,16 @@ func (f *fitter) cost(p *Partition) int {
 	if p.under != "" {
 		heading = p.under
 	}
-	n := f.headingCost(heading)
+	n, headed := 0, false
 	for i := range p.Sections {
 		n += f.sectionCost(p.Name, &p.Sections[i])
+		if p.Name == ShortTerm && p.Sections[i].at > 0 {
+			// A block in the timeline is a chat message of its own, under
+			// Working's heading, which Working counts.
+			n += timelineFraming
+		} else {
+			headed = true
+		}
 		if p.Name == Working {
 			// Working iterations render as native messages in the other form;
 			// budget for the larger of the two.
@@ -66,6 +73,9 @@ func (f *fitter) cost(p *Partition) int {
 	}
 	if p.Name == Working {
 		n += messageFraming
+	}
+	if headed {
+		n += f.headingCost(heading)
 	}
 	return n + len(p.Sections)*p.perSection
 }

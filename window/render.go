@@ -8,7 +8,7 @@ import (
 
 var partitionTitles = map[string]string{
 	Static: "Static", LongTerm: "Long-term memory", ShortTerm: "Short-term memory",
-	Working: "Working memory", Retrieved: "Retrieved memory", Dynamic: "Dynamic", State: "Run state at the last fold",
+	Working: "Working memory", Retrieved: "Retrieved memory", Dynamic: "Dynamic", State: "Run state as of the summaries",
 }
 
 func partitionHeading(name string) string { return "## " + partitionTitles[name] + "\n" }
@@ -49,10 +49,13 @@ var staticTitles = map[string]string{"system": "System prompt", "task": "Task", 
 func renderMarkdown(parts []Partition, inTimeline bool) (string, []span) {
 	var b strings.Builder
 	spans := []span{}
-	var retrieved Partition
+	var retrieved, short Partition
 	for _, p := range parts {
-		if p.Name == Retrieved {
+		switch p.Name {
+		case Retrieved:
 			retrieved = p
+		case ShortTerm:
+			short = p
 		}
 	}
 	for _, p := range parts {
@@ -60,7 +63,9 @@ func renderMarkdown(parts []Partition, inTimeline bool) (string, []span) {
 		case !inTimeline:
 			spans = writePartition(&b, p, spans)
 		case p.Name == Working:
-			spans = writeTimeline(&b, p, retrieved, spans)
+			spans = writeTimeline(&b, p, retrieved, short, spans)
+		case p.Name == ShortTerm:
+			spans = writePartition(&b, laidOutBefore(p), spans)
 		case p.Name != Retrieved:
 			spans = writePartition(&b, p, spans)
 		}
@@ -68,10 +73,10 @@ func renderMarkdown(parts []Partition, inTimeline bool) (string, []span) {
 	return strings.TrimRight(b.String(), "\n") + "\n", spans
 }
 
-// writeTimeline writes Working with the recalls placed among its
-// iterations (timeline).
-func writeTimeline(b *strings.Builder, working, retrieved Partition, spans []span) []span {
-	items := timeline(working, retrieved)
+// writeTimeline writes Working with the recalls and the blocks made since
+// the window was last laid out placed among its iterations (timeline).
+func writeTimeline(b *strings.Builder, working, retrieved, short Partition, spans []span) []span {
+	items := timeline(working, retrieved, short)
 	if len(items) == 0 {
 		return spans
 	}
@@ -118,8 +123,9 @@ func partitionText(parts ...Partition) string {
 // prompt as the system message, folded memory as a second system message,
 // the task as the first user message, Working iterations as native
 // assistant and tool messages, and Retrieved plus Dynamic (the goal last)
-// as a closing user message. With inTimeline, each recall is a user
-// message of its own among Working's iterations instead (timeline).
+// as a closing user message. With inTimeline, each recall, and each block
+// made since the window was last laid out, is a user message of its own
+// among Working's iterations instead (timeline).
 func renderMessages(parts []Partition, inTimeline bool) []fold.Message {
 	byName := map[string]Partition{}
 	for _, p := range parts {
@@ -132,7 +138,11 @@ func renderMessages(parts []Partition, inTimeline bool) []fold.Message {
 			msgs = append(msgs, fold.Message{Role: "system", Content: fold.StrPtr(s.Content)})
 		}
 	}
-	if mem := partitionText(byName[LongTerm], byName[ShortTerm], byName[State]); mem != "" {
+	short := byName[ShortTerm]
+	if inTimeline {
+		short = laidOutBefore(short)
+	}
+	if mem := partitionText(byName[LongTerm], short, byName[State]); mem != "" {
 		msgs = append(msgs, fold.Message{Role: "system", Content: fold.StrPtr(mem)})
 	}
 	for _, s := range static.Sections {
@@ -146,12 +156,12 @@ func renderMessages(parts []Partition, inTimeline bool) []fold.Message {
 			msgs = append(msgs, s.Messages...)
 		}
 	} else {
-		for _, it := range timeline(byName[Working], byName[Retrieved]) {
+		for _, it := range timeline(byName[Working], byName[Retrieved], byName[ShortTerm]) {
 			if it.partition == Working {
 				msgs = append(msgs, it.section.Messages...)
 				continue
 			}
-			text := sectionHeading(Retrieved, &it.section) + it.section.Content
+			text := sectionHeading(it.partition, &it.section) + it.section.Content
 			msgs = append(msgs, fold.Message{Role: "user", Content: fold.StrPtr(text)})
 		}
 		tail = tail[1:]

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/delta-memory/delta-memory/fold"
 	"github.com/delta-memory/delta-memory/scoring"
 )
 
@@ -19,9 +20,17 @@ import (
 // at every call, and the triggers make or fade one at most iterations. In
 // the timeline a recall sits where Working ended when it was made, so it
 // is appended once and then stays byte for byte, until a later recall
-// needs its room or it fades: an expired recall stays until a fold
-// changes the window anyway, or at most until the next multiple of four
-// TTLs (recall.Config.FadeFrom).
+// needs its room or it fades: an expired recall stays until a chapter or
+// a cascade changes the window anyway, or at most until the next multiple
+// of four TTLs (recall.Config.FadeFrom).
+//
+// The Short-term blocks made since the last chapter or cascade stand in
+// the timeline too, in the place of the first iteration each folds: a fold
+// then changes the window from the oldest iteration it takes that was
+// shown, not from Short-term's end on, and the recalls made before, the
+// run's state and the summaries stay in the cached prefix. The next
+// chapter or cascade, which changes Long-term and so breaks the prefix
+// there anyway, moves them into Short-term.
 
 // timelineFraming is what a recall in the timeline costs as a chat message
 // of its own beyond its Markdown: the message's framing (4 tokens) and a
@@ -32,22 +41,38 @@ const timelineFraming = 6
 // each step of the run since it was last laid out: at most their reach,
 // at least the room the scheduler holds for them (share, from
 // fold.Config.RecallHold), and otherwise what the summaries, the ends'
-// shares and Working's iterations shown at that step leave. Working keeps its iterations: as they come
-// between folds, the recalls' room narrows.
+// shares and what the timeline held at that step leave: Working's
+// iterations shown then, and the Short-term blocks made since the last
+// chapter or cascade (Options.SummariesLaidOut). As iterations come, the
+// recalls' room narrows; a fold gives back what its iterations took, less
+// its block.
 type timelineRoom struct {
 	reach, share int
-	// base is the budget less the margin, the summaries, Static and
-	// Dynamic's share: what Working and the recalls share.
+	// base is the budget less the margin, the summaries laid out before
+	// the timeline, Static and Dynamic's share: what the timeline holds.
 	base int
-	// steps and costs are Working's iterations by number and what
-	// Working takes up to each, in order.
-	steps, costs []int
-	native       int
+	// held is what the timeline held besides the recalls, each for the
+	// steps it was there.
+	held   []occupant
+	native int
+	// folds are the Short-term blocks in the timeline, in the order made.
+	folds []foldAt
 	// slack is what Dynamic leaves of its share now; the room of the
 	// current step (now) has it too, those of the steps before do not, so
 	// that how Dynamic changes call by call moves no earlier decision.
 	now, slack int
+	// fixed is what Working's heading and framing take once the timeline
+	// holds anything.
+	fixed int
 }
+
+// occupant is an iteration or a block the timeline held at steps from
+// to to-1, and what it took.
+type occupant struct{ from, to, cost int }
+
+// foldAt is a block in the timeline: the step that made it, and where it
+// stands (Section.at).
+type foldAt struct{ made, at int }
 
 // at is the recalls' room at step s, with Dynamic's slack at the current
 // step.
@@ -58,35 +83,51 @@ func (r *timelineRoom) at(s int) int {
 	return r.steady(s)
 }
 
-// steady is the room at step s, when Working showed the iterations up to
-// s-native, without Dynamic's slack: the same at every call, so that the
-// replay decides alike each time.
+// steady is the room at step s, as the timeline stood then, without
+// Dynamic's slack: the same at every call, so that the replay decides
+// alike each time.
 func (r *timelineRoom) steady(s int) int { return r.room(s, 0) }
 
 // room is the room at step s with slack more of the budget left: the
 // share, which the scheduler holds, is the least it gives, slack or none.
 func (r *timelineRoom) room(s, slack int) int {
-	k, _ := slices.BinarySearch(r.steps, s-r.native+1)
-	working := 0
-	if k > 0 {
-		working = r.costs[k-1]
+	held := 0
+	for _, o := range r.held {
+		if o.from <= s && s < o.to {
+			held += o.cost
+		}
 	}
-	return min(r.reach, max(r.share, r.base+slack-working))
+	if held > 0 {
+		held += r.fixed
+	}
+	return min(r.reach, max(r.share, r.base+slack-held))
 }
 
-// newTimelineRoom measures Working's iterations for the room at each step.
-func (f *fitter) newTimelineRoom(working Partition, reach, share, base, native, now, slack int) *timelineRoom {
+// newTimelineRoom measures what the timeline held at each step: Working's
+// iterations, each from the step it left the caller's own window (its
+// number plus native) until the step that folded it (made, by number, for
+// the iterations the blocks in the timeline fold; folded lists their
+// sizes), and those blocks from the step that made them.
+func (f *fitter) newTimelineRoom(working Partition, blocks []Section, made map[int]int, folded []fold.Size, reach, share, base, native, now, slack int) *timelineRoom {
 	r := &timelineRoom{reach: reach, share: share, base: base, native: native, now: now, slack: max(0, slack)}
-	// What Working takes is its heading and framing once, and each
-	// iteration's share: summed as they come, not recounted per step.
-	fixed := f.headingCost(Working) + messageFraming
-	total := fixed
-	for _, s := range working.Sections {
-		one := Partition{Name: Working, Sections: []Section{s}}
-		total += f.cost(&one) - fixed
-		r.steps = append(r.steps, s.at)
-		r.costs = append(r.costs, total+f.headingCost(Working))
+	r.fixed = f.headingCost(Working) + messageFraming + f.headingCost(Working)
+	iteration := func(tokens, msgTokens int) int {
+		s := Section{Tokens: tokens}
+		return f.sectionCost(Working, &s) + max(0, msgTokens-tokens)
 	}
+	for _, s := range working.Sections {
+		r.held = append(r.held, occupant{from: s.at + native, to: math.MaxInt, cost: iteration(s.Tokens, s.MessageTokens)})
+	}
+	for _, z := range folded {
+		if m, ok := made[z.Number]; ok && z.Number+native < m {
+			r.held = append(r.held, occupant{from: z.Number + native, to: m, cost: iteration(z.L0Tokens, z.MsgTokens)})
+		}
+	}
+	for i := range blocks {
+		r.held = append(r.held, occupant{from: blocks[i].made, to: math.MaxInt, cost: f.sectionCost(ShortTerm, &blocks[i]) + timelineFraming})
+		r.folds = append(r.folds, foldAt{made: blocks[i].made, at: blocks[i].at})
+	}
+	slices.SortStableFunc(r.folds, func(a, b foldAt) int { return cmp.Compare(a.made, b.made) })
 	return r
 }
 
@@ -165,7 +206,15 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 	}
 	t := replay{used: f.headingCost(Working), heading: f.headingCost(Working)}
 	t.carry(picks, room.steady(from)/2)
+	folds := room.folds
 	for _, s := range arrivals(picks, now) {
+		// A fold made by this step changes the window from its block on:
+		// the recalls placed after it are laid out again first.
+		for ; len(folds) > 0 && folds[0].made <= s; folds = folds[1:] {
+			if m := folds[0].made; m > from {
+				t.relay(picks, m, folds[0].at, room.steady(m)/2)
+			}
+		}
 		t.step(picks, s, room.steady(s))
 	}
 	t.slack(picks, now, room.at(now))
@@ -330,6 +379,37 @@ func (t *replay) carry(picks []*pick, room int) {
 	}
 }
 
+// relay lays out again, at step m, the recalls placed at or after a: a
+// fold made at m put its block there, so the window changes from there on
+// anyway. They leave, and those made before m that are placed there come
+// back, newest first, each that fits while the recalls take at most room
+// (half the step's): as carry does when the window is laid out, so that
+// the recalls to come find room without the ones before leaving.
+func (t *replay) relay(picks []*pick, m, a, room int) {
+	kept := t.order[:0]
+	for _, x := range t.order {
+		if x.sec.at >= a {
+			x.shown = false
+			t.used -= x.cost
+			continue
+		}
+		kept = append(kept, x)
+	}
+	t.order = kept
+	var back []*pick
+	for i := len(picks) - 1; i >= 0; i-- {
+		x := picks[i]
+		if x.shown || x.r.Since >= m || x.sec.at < a || x.holder != nil && x.holder.shown || t.used+x.cost > room {
+			continue
+		}
+		t.used += x.cost
+		x.shown, x.crowded, x.came = true, false, x.r.Since
+		back = append(back, x)
+	}
+	slices.Reverse(back)
+	t.order = append(t.order, back...)
+}
+
 // arrivals lists the steps at which recalls not carried were made, in
 // order, and now: the replay needs no other step, since a step with no
 // recall changes only the room, and what it would leave out then leaves at
@@ -486,23 +566,49 @@ func (f *fitter) timelineForm(r Recalled, limit int) (Section, string, bool) {
 }
 
 // timeline interleaves the recalls of an unfocused window with Working's
-// iterations: each recall after the iterations up to its place (Section.at),
-// those placed before Working's first iteration at its start, in the order
-// they were made. Each item says the partition its section belongs to.
-func timeline(working, retrieved Partition) []placed {
-	out := make([]placed, 0, len(working.Sections)+len(retrieved.Sections))
-	i := 0
+// iterations and the Short-term blocks made since the window was last laid
+// out (those of short placed in the timeline, Section.at > 0), which stand
+// where their first iteration stood: each recall after the iterations and
+// blocks up to its place (Section.at), those placed before the first at
+// the start, in the order they were made. Each item says the partition its
+// section belongs to.
+func timeline(working, retrieved, short Partition) []placed {
+	anchors := make([]placed, 0, len(working.Sections)+len(short.Sections))
+	for _, b := range short.Sections {
+		if b.at > 0 {
+			anchors = append(anchors, placed{ShortTerm, b})
+		}
+	}
 	for _, w := range working.Sections {
-		for i < len(retrieved.Sections) && retrieved.Sections[i].at < w.at {
+		anchors = append(anchors, placed{Working, w})
+	}
+	slices.SortStableFunc(anchors, func(a, b placed) int { return cmp.Compare(a.section.at, b.section.at) })
+	out := make([]placed, 0, len(anchors)+len(retrieved.Sections))
+	i := 0
+	for _, a := range anchors {
+		for i < len(retrieved.Sections) && retrieved.Sections[i].at < a.section.at {
 			out = append(out, placed{Retrieved, retrieved.Sections[i]})
 			i++
 		}
-		out = append(out, placed{Working, w})
+		out = append(out, a)
 	}
 	for ; i < len(retrieved.Sections); i++ {
 		out = append(out, placed{Retrieved, retrieved.Sections[i]})
 	}
 	return out
+}
+
+// laidOutBefore returns p with only the sections shown in its own place:
+// without the blocks the timeline shows (Section.at > 0).
+func laidOutBefore(p Partition) Partition {
+	kept := make([]Section, 0, len(p.Sections))
+	for _, s := range p.Sections {
+		if s.at == 0 {
+			kept = append(kept, s)
+		}
+	}
+	p.Sections = kept
+	return p
 }
 
 // placed is a section and the partition it belongs to.

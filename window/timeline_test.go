@@ -160,23 +160,12 @@ func TestTimelineInterleavesWithWorking(t *testing.T) {
 		t.Fatalf("the timeline should be one partition under Working's heading:\n%s", md)
 	}
 	order := []string{"#### Iteration 1 (", "### Iteration 7 (", "#### Iteration 2 (", "#### Iteration 3 (", "### Iteration 8 ("}
-	at := 0
-	for _, h := range order {
-		i := strings.Index(md[at:], h)
-		if i < 0 {
-			t.Fatalf("%q is not where it belongs in:\n%s", h, md)
-		}
-		at += i
-	}
+	inOrder(t, md, order)
 	if len(spans) != 5 || spans[1].partition != Retrieved || spans[2].partition != Working {
 		t.Fatalf("spans should follow the timeline: %+v", spans)
 	}
 	msgs := renderMessages(parts, true)
-	var roles []string
-	for _, m := range msgs {
-		roles = append(roles, m.Role)
-	}
-	if got := strings.Join(roles, " "); got != "assistant user assistant assistant user" {
+	if got := rolesOf(msgs); got != "assistant user assistant assistant user" {
 		t.Fatalf("messages: %s", got)
 	}
 }
@@ -203,7 +192,7 @@ func TestTimelineNarrowsAsWorkingGrows(t *testing.T) {
 	narrowed := false
 	for now := 3; now <= 12; now++ {
 		w := Partition{Name: Working, Sections: working.Sections[:now]}
-		room := f.newTimelineRoom(w, 1<<20, one, base, native, now, 0)
+		room := f.newTimelineRoom(w, nil, nil, nil, 1<<20, one, base, native, now, 0)
 		var p Partition
 		var omitted []string
 		offered := newestFirst(recalls[:now-2]...)
@@ -310,5 +299,27 @@ func TestWidenShowsWholeWhatShowedAsLines(t *testing.T) {
 	f.widen(&p, recalls, how, need-1)
 	if p.Sections[0].Content != recent.Lines || how["recall:2"] != ShownLines {
 		t.Errorf("the recall changed form in a spare too small for it: %q (%s)", p.Sections[0].Content, how["recall:2"])
+	}
+}
+
+// rolesOf lists the messages' roles, space-separated.
+func rolesOf(msgs []fold.Message) string {
+	roles := make([]string, len(msgs))
+	for i, m := range msgs {
+		roles[i] = m.Role
+	}
+	return strings.Join(roles, " ")
+}
+
+// inOrder fails t unless md holds each of order, in that order.
+func inOrder(t *testing.T, md string, order []string) {
+	t.Helper()
+	at := 0
+	for _, h := range order {
+		i := strings.Index(md[at:], h)
+		if i < 0 {
+			t.Fatalf("%q is not where it belongs in:\n%s", h, md)
+		}
+		at += i
 	}
 }

@@ -1,13 +1,15 @@
 // Package window composes an agent's context window from the journal and
-// its folds: six partitions under a token budget, and the run's state at
-// the last fold between Short-term and Working, rendered as Markdown, as
+// its folds: six partitions under a token budget, and the run's state as
+// of the summaries between Short-term and Working, rendered as Markdown, as
 // OpenAI chat messages, or as JSON for inspection.
 //
 // Order serves prompt caching and chronology: Static, Long-term, Short-term,
 // the run's state, Working (oldest to newest), then Retrieved and Dynamic,
-// with the current goal last. Between folds the window grows only at its
-// end, so its prefix stays byte-identical and provider prompt caches keep
-// hitting.
+// with the current goal last. Outside a question to memory, the recalls and
+// the Short-term blocks made since the last chapter or cascade stand in the
+// run's timeline among Working's iterations (timeline.go), so that between
+// chapters the window changes only from its oldest Working iteration a fold
+// takes, or at its end, and provider prompt caches keep hitting on the rest.
 package window
 
 import (
@@ -42,13 +44,20 @@ type Section struct {
 	// AsOf is the iteration a State section's state stood at: the newest
 	// a fold covers (0 for any other section).
 	AsOf int `json:"as_of,omitempty"`
+	// InTimeline says a Short-term block is written in the run's timeline,
+	// where its first iteration was, not at Short-term's end: it was made
+	// since the last chapter or cascade (Options.SummariesLaidOut).
+	InTimeline bool `json:"in_timeline,omitempty"`
 	// Bare says the section is written without its "### …" heading: its
 	// content names its iterations (Recalled.Bare).
 	Bare bool `json:"-"`
 	// at places the section in the run's timeline: a Working iteration's
-	// number, or the iteration a recall shown outside a focused window
-	// comes after.
+	// number, the iteration a recall shown outside a focused window comes
+	// after, or the first iteration of a Short-term block made since the
+	// window was last laid out (0 for a block in Short-term's place).
 	at int
+	// made is the iteration at which a block in the timeline was made.
+	made int
 }
 
 // Partition is a region of the window with a token budget.
@@ -120,8 +129,14 @@ type Options struct {
 	Native int
 	// LaidOut is the iteration from which the recalls of an unfocused
 	// window are laid out in its timeline (recall.Config.FadeFrom): the
-	// last fold, or the last time expired recalls faded.
+	// last chapter or cascade, or the last time expired recalls faded.
 	LaidOut int
+	// SummariesLaidOut is the iteration at which the last chapter or
+	// cascade was made (fold.Store.LayoutFold), 0 before any. Outside a
+	// focused window, the Short-term blocks made since show in the run's
+	// timeline, where their first iteration was, and the run's state is
+	// shown as of the newest iteration the blocks made by then cover.
+	SummariesLaidOut int
 	// Focus says the current step asks memory a question (an explicit
 	// recall made at the newest iteration): the Retrieved partition is
 	// fitted before Long-term, Short-term and Working and may take all of
@@ -178,8 +193,8 @@ type Recalled struct {
 	// Options.Native), so that a new recall is appended to the window.
 	Since int
 	// Carried says the recall was made before the window was last laid
-	// out again: before the last fold, or the last time expired recalls
-	// faded (recall.Config.FadeFrom). The prefix broke there, so the timeline
+	// out again: before the last chapter or cascade, or the last time
+	// expired recalls faded (recall.Config.FadeFrom). The prefix broke there, so the timeline
 	// chooses its recalls afresh from that point (fitTimeline).
 	Carried bool
 	// Lingering says the recall has expired and waits for the window to be
