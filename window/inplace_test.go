@@ -15,7 +15,8 @@ import (
 // unchanged up to Working's heading (the summaries and the run's state stay
 // in the prefix a prompt cache keeps), and that its block is shown in the
 // timeline, after that heading, rather than at Short-term's end. The
-// blocks made up to the newest chapter or cascade are in Short-term.
+// blocks made up to the newest chapter or cascade are in Short-term, and
+// the window's JSON says which are in the timeline (in_timeline).
 func TestFoldsStandWhereTheirIterationsWere(t *testing.T) {
 	t.Parallel()
 	const heading = "## Working memory\n"
@@ -40,6 +41,15 @@ func TestFoldsStandWhereTheirIterationsWere(t *testing.T) {
 				t.Fatalf("iteration %d: block %s, made at %d by the newest chapter (%d), is in the timeline", i, b.ID, b.CreatedIter, laidOut)
 			case b.CreatedIter > laidOut:
 				inTimeline++
+			}
+		}
+		made := map[string]int{}
+		for _, b := range blocks {
+			made["block:"+b.ID] = b.CreatedIter
+		}
+		for _, sec := range cx.Partitions[2].Sections {
+			if want := made[sec.Source] > laidOut; sec.InTimeline != want {
+				t.Fatalf("iteration %d: %s in_timeline %v, want %v (made at %d, newest chapter %d)", i, sec.Source, sec.InTimeline, want, made[sec.Source], laidOut)
 			}
 		}
 		relaid := false
