@@ -31,7 +31,7 @@ func callEntity(c CallNote) (entity, action string, ok bool) {
 // limit acted on most recently, newest first, each with its last action
 // up to last. It reads those iterations' calls and changes only, so its
 // cost follows last-first, not the run, and its answer does not change
-// as the run goes on: a window shows it as the state at the last fold.
+// as the run goes on: a window shows it as the state as of its summaries.
 func (s *Store) EntityStatesAsOf(ctx context.Context, run string, first, last, limit int) ([]EntityState, error) {
 	if first > last || limit <= 0 {
 		return nil, nil
