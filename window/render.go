@@ -74,7 +74,7 @@ func renderMarkdown(parts []Partition, inTimeline bool) (string, []span) {
 }
 
 // writeTimeline writes Working with the recalls and the blocks made since
-// the window was last laid out placed among its iterations (timeline).
+// the last chapter or cascade placed among its iterations (timeline).
 func writeTimeline(b *strings.Builder, working, retrieved, short Partition, spans []span) []span {
 	items := timeline(working, retrieved, short)
 	if len(items) == 0 {
@@ -124,7 +124,7 @@ func partitionText(parts ...Partition) string {
 // the task as the first user message, Working iterations as native
 // assistant and tool messages, and Retrieved plus Dynamic (the goal last)
 // as a closing user message. With inTimeline, each recall, and each block
-// made since the window was last laid out, is a user message of its own
+// made since the last chapter or cascade, is a user message of its own
 // among Working's iterations instead (timeline).
 func renderMessages(parts []Partition, inTimeline bool) []fold.Message {
 	byName := map[string]Partition{}

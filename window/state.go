@@ -29,11 +29,12 @@ func stateAsOf(blocks []fold.Shown, made int) int {
 }
 
 // fitDynamic moves the sections of dynamic (buildDynamic) that carry the
-// run's state as of the summaries (Section.AsOf) into a State partition, empty
-// before any fold, and returns it and what is left of dynamic, both fitted.
-// State is fitted to half of Dynamic's share, whatever the rest takes, so
-// that it changes only when the run folds; Dynamic takes what it leaves,
-// its goal kept last.
+// run's state as of the summaries (Section.AsOf) into a State partition,
+// empty before the summaries cover any iteration, and returns it and what
+// is left of dynamic, both fitted. State is fitted to half of Dynamic's
+// share, whatever the rest takes, so that it changes only when the
+// summaries are laid out again; Dynamic takes what it leaves, its goal
+// kept last.
 func (f *fitter) fitDynamic(dynamic Partition, cfg fold.Config, omitted *[]string) (Partition, Partition) {
 	state := Partition{Name: State}
 	kept := dynamic.Sections[:0]
