@@ -431,15 +431,15 @@ type ContextOptions struct {
 // Context compiles the run's context window under the configured budget,
 // with the active recalls in the Retrieved partition.
 func (e *Engine) Context(ctx context.Context, run journal.Run, opts ContextOptions) (*window.Context, error) {
-	recalled, focused, laidOut, err := e.recalled(ctx, run, opts.KeepRenders)
+	// Read once for both: the recalls' layout starts there, and the
+	// summaries are laid out there (a focused window ignores it).
+	summaries, err := e.Fold.LayoutFold(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
-	summaries := 0
-	if !focused {
-		if summaries, err = e.Fold.LayoutFold(ctx, run.ID); err != nil {
-			return nil, err
-		}
+	recalled, focused, laidOut, err := e.recalled(ctx, run, opts.KeepRenders, summaries)
+	if err != nil {
+		return nil, err
 	}
 	return window.Build(ctx, e.Journal, e.Fold, run, window.Options{
 		Config: e.Config, Tokenizer: e.Tokenizer, SystemPrompt: opts.SystemPrompt, Recalled: recalled, Native: opts.Native,

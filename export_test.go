@@ -26,6 +26,10 @@ func FillHits(ctx context.Context, e *Engine, run journal.Run, q recall.Query, r
 // Recalled returns the recalls e offers the window of run, as Context
 // builds it (nothing kept).
 func Recalled(ctx context.Context, e *Engine, run journal.Run) ([]window.Recalled, error) {
-	recalls, _, _, err := e.recalled(ctx, run, false)
+	layoutFold, err := e.Fold.LayoutFold(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	recalls, _, _, err := e.recalled(ctx, run, false, layoutFold)
 	return recalls, err
 }

@@ -41,7 +41,8 @@ func focus(active []recall.Recall, now int) bool {
 
 // recalled renders the recalls the window may show, reports whether the
 // window is to focus on them (window.Options.Focus), and, when not, from
-// which iteration its timeline is laid out (window.Options.LaidOut).
+// which iteration its timeline is laid out (window.Options.LaidOut), given
+// the last chapter or cascade (layoutFold, fold.Store.LayoutFold).
 //
 // A window focused on a question gets the active recalls, most wanted
 // first; iterations Working shows in full are rendered too, and the window
@@ -53,7 +54,7 @@ func focus(active []recall.Recall, now int) bool {
 // first, each rendered whole whatever the others take, so that how a
 // recall shows never depends on the calls after it. Iterations shown in
 // full in Working are left out.
-func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (recalls []window.Recalled, focused bool, laidOut int, err error) {
+func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool, layoutFold int) (recalls []window.Recalled, focused bool, laidOut int, err error) {
 	if run.Iterations == 0 {
 		return nil, false, 0, nil
 	}
@@ -65,10 +66,6 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool) (reca
 	from := 0
 	var held map[int]recall.Recall
 	if !focused {
-		layoutFold, err := e.Fold.LayoutFold(ctx, run.ID)
-		if err != nil {
-			return nil, false, 0, err
-		}
 		from = e.Recall.Config().FadeFrom(run.Iterations, layoutFold)
 		if active, err = e.Recall.Lingering(ctx, run.ID, run.Iterations, from, maxOffered); err != nil {
 			return nil, false, 0, err

@@ -30,14 +30,15 @@ const (
 // current goal, last. inWorking says which iterations Working shows in
 // full, whose bookmarked text Dynamic need not repeat.
 //
-// With asOf > 0 (the newest iteration a fold covers: stateAsOf), the
-// errors and the files and entities are as they stood at that iteration,
-// and their sections say so (Section.AsOf): what came after shows in full
-// in Working, or in the caller's own newest iterations. That state changes
-// only when a fold does, so Build shows it before Working, in the prefix a
-// prompt cache keeps; the runtime's notes, what became of the files the
-// failures since asOf name, the bookmarks and the goal stay last and
-// current.
+// With asOf > 0 (the newest iteration the summaries before the timeline
+// cover: stateAsOf), the errors and the files and entities are as they
+// stood at that iteration, and their sections say so (Section.AsOf): what
+// came after shows in the timeline (its blocks, Working's iterations) or
+// in the caller's own newest iterations. That state changes only when the
+// summaries are laid out again, so Build shows it before Working, in the
+// prefix a prompt cache keeps; the runtime's notes, what became of the
+// files the newest failures since asOf name, the bookmarks and the goal
+// stay last and current.
 func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run journal.Run, inWorking func(int) bool, opts Options, asOf int, omitted *[]string) (Partition, error) {
 	p := Partition{Name: Dynamic}
 	now := run.Iterations
@@ -149,8 +150,8 @@ func buildDynamic(ctx context.Context, j *journal.Store, fs *fold.Store, run jou
 // entities it touched, the files its errors name first. errors is how
 // many of the sections are the errors' (0 or 1). folded reads the files
 // and entities from the iterations up to at (fold.Store.EntityStatesAsOf),
-// at being the newest folded; otherwise at is the newest iteration, and
-// the run's latest actions are read.
+// at being the newest the summaries cover; otherwise at is the newest
+// iteration, and the run's latest actions are read.
 func runState(ctx context.Context, fs *fold.Store, run string, at int, folded bool, recent []fold.Activity) (state []Section, errors int, err error) {
 	open := unresolvedErrors(recent)
 	if len(open) > 0 {
