@@ -523,9 +523,14 @@ func (t *replay) narrow(s int) bool {
 
 // slack gives the recalls of the current step what Dynamic leaves of its
 // share at this call (room): first to those left out, whole or as lines,
-// then to those shown as lines, whole. The replay gives no step that slack, since it changes
-// call by call: at the next call these show as the steady room allows,
-// and what changes then is at the timeline's end.
+// then to those shown as lines, whole, in the order the step made them,
+// which is the order its triggers ranked them: one that the room cannot
+// hold whole beside the step's later recalls takes the room of those shown
+// whole, which then show as lines (lesser), so that a lesser recall never
+// shows whole where a better one of the same step shows as its line. The
+// replay gives no step that slack, since it changes call by call: at the
+// next call these show as the steady room allows, and what changes then
+// is at the timeline's end.
 func (t *replay) slack(picks []*pick, now, room int) {
 	for _, x := range picks {
 		if x.came != now || x.shown || !x.crowded || x.holder != nil && x.holder.shown {
@@ -545,12 +550,35 @@ func (t *replay) slack(picks []*pick, now, room int) {
 			}
 		}
 	}
-	for _, x := range picks {
-		if x.came == now && x.shown && x.how == ShownLines && x.wholeCost > 0 && t.used-x.cost+x.wholeCost <= room {
-			t.used += x.wholeCost - x.cost
-			x.sec, x.how, x.cost = x.whole, ShownFull, x.wholeCost
+	for i, x := range picks {
+		if x.came != now || !x.shown || x.how != ShownLines || x.wholeCost == 0 {
+			continue
+		}
+		lesser, ok := t.lesser(picks[i+1:], now, t.used-x.cost+x.wholeCost-room)
+		if !ok {
+			continue
+		}
+		for _, y := range lesser {
+			t.used += y.linesCost - y.cost
+			y.sec, y.how, y.cost = y.lines, ShownLines, y.linesCost
+		}
+		t.used += x.wholeCost - x.cost
+		x.sec, x.how, x.cost = x.whole, ShownFull, x.wholeCost
+	}
+}
+
+// lesser picks, of later, the recalls made at step now shown whole that
+// must show as lines for need tokens more to fit, the last made first, and
+// says whether they free that much; none when need is not positive.
+func (t *replay) lesser(later []*pick, now, need int) ([]*pick, bool) {
+	var out []*pick
+	for i := len(later) - 1; i >= 0 && need > 0; i-- {
+		if y := later[i]; y.came == now && y.shown && y.how == ShownFull && y.linesCost > 0 && y.linesCost < y.cost {
+			out = append(out, y)
+			need -= y.cost - y.linesCost
 		}
 	}
+	return out, need <= 0
 }
 
 // timelineForm is how a recall shows in the timeline: whole when that

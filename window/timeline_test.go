@@ -323,3 +323,46 @@ func inOrder(t *testing.T, md string, order []string) {
 		at += i
 	}
 }
+
+// TestSlackGoesToTheStepsBetterRecall: two recalls made at the current
+// step, the first made (its triggers' better) too long to show whole in
+// the steady room, the second whole beside its lines. The slack Dynamic
+// leaves at this call holds the first whole beside the second's lines but
+// not beside its whole form: the first shows whole and the second as
+// lines, not the reverse.
+func TestSlackGoesToTheStepsBetterRecall(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	a, b := recallOf(1, 10, 200), recallOf(2, 10, 60)
+	cost := func(name, text string) int {
+		s := Section{Name: name, Content: text, Tokens: f.count(text)}
+		return f.sectionCost(Retrieved, &s) + timelineFraming
+	}
+	heading := f.headingCost(Working)
+	steady := heading + cost(a.Name, a.Lines) + cost(b.Name, b.Full)
+	atNow := heading + cost(a.Name, a.Full) + cost(b.Name, b.Lines)
+	if heading+cost(a.Name, a.Full) <= steady || atNow >= heading+cost(a.Name, a.Full)+cost(b.Name, b.Full) || atNow <= steady {
+		t.Fatalf("the test needs the first recall whole past the steady room, and the room at this call to hold it whole beside the second's lines only")
+	}
+	room := &timelineRoom{reach: 4 * atNow, share: steady, base: steady, native: 5, now: 10, slack: atNow - steady}
+	var p Partition
+	var omitted []string
+	how := f.fitTimeline(&p, newestFirst(a, b), room, 0, 10, &omitted)
+	if ga, gb := shownForm(p, a), shownForm(p, b); ga != "whole" || gb != "lines" {
+		t.Errorf("the step's recalls show %q and %q, want whole and lines (how %v, omitted %v)", ga, gb, how, omitted)
+	}
+	if how[a.Source] != ShownFull || how[b.Source] != ShownLines {
+		t.Errorf("the window reports %v, want the first full and the second as lines", how)
+	}
+	if f.cost(&p) > atNow {
+		t.Errorf("the recalls take %d tokens, over the room of %d at this call", f.cost(&p), atNow)
+	}
+	// At the next call the step has no slack: the first shows as lines
+	// and the second whole, as the steady room holds them.
+	room.now = 11
+	p, omitted = Partition{}, nil
+	f.fitTimeline(&p, newestFirst(a, b), room, 0, 11, &omitted)
+	if ga, gb := shownForm(p, a), shownForm(p, b); ga != "lines" || gb != "whole" {
+		t.Errorf("at the next call the recalls show %q and %q, want lines and whole", ga, gb)
+	}
+}
