@@ -25,8 +25,8 @@ TURN = re.compile(r"D:?(\d+):")
 
 
 def sessions(conv):
-    """The highest session number of a conversation."""
-    return max(int(m.group(1)) for k in conv if (m := SESSION.match(k)))
+    """The highest session number of a conversation, 0 when it has none."""
+    return max((int(m.group(1)) for k in conv if (m := SESSION.match(k))), default=0)
 
 
 def renumber(text, by):
@@ -53,10 +53,21 @@ def merge(first, second):
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: locomo-merge.py LOCOMO.json > MERGED.json")
-    with open(sys.argv[1]) as f:
-        convs = json.load(f)
-    if len(convs) < 2:
-        sys.exit(f"{sys.argv[1]}: {len(convs)} conversation(s); merging needs two or more")
+    path = sys.argv[1]
+    try:
+        with open(path) as f:
+            convs = json.load(f)
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}; give the path of a LoCoMo file such as locomo10.json")
+    except json.JSONDecodeError as e:
+        sys.exit(f"{path}: not JSON (line {e.lineno}, column {e.colno}: {e.msg}); give a LoCoMo file such as locomo10.json")
+    if not isinstance(convs, list) or len(convs) < 2:
+        sys.exit(f"{path}: want a JSON list of two or more LoCoMo conversations")
+    for i, c in enumerate(convs):
+        if not isinstance(c, dict) or not isinstance(c.get("conversation"), dict) or "qa" not in c or "sample_id" not in c:
+            sys.exit(f"{path}: conversation {i} lacks its sample_id, conversation or qa; is this a LoCoMo file?")
+        if sessions(c["conversation"]) == 0:
+            sys.exit(f"{path}: conversation {c['sample_id']} has no session_N turns")
     json.dump([merge(c, convs[(i + 1) % len(convs)]) for i, c in enumerate(convs)], sys.stdout)
 
 
