@@ -156,22 +156,24 @@ func (e *Engine) recalled(ctx context.Context, run journal.Run, keep bool, layou
 }
 
 // heldBy maps each recall, of recalls listed most recently made first,
-// whose range an earlier-made one has too, to the earliest such: while
-// that one shows, the window shows it for both, where it stands, and
-// nothing twice. The ranges are the same, so are the texts. (A recall that
-// expired is not refreshed when its iterations are named again: a new one
-// is made, held by it while it lingers.)
+// whose range an earlier-made one has too, to the latest such made before
+// it: while that one shows (or shows through its own holder), the window
+// shows it for both, where it stands, and nothing twice. The ranges are
+// the same, so are the texts. Two ways make such a recall: one that
+// expired is not refreshed when its iterations are named again, and a
+// step that acts on them again makes one anew beside the refresh
+// (recall.Recall.Again), so that it comes back at the step's place when
+// the earlier one no longer shows.
 func heldBy(recalls []recall.Recall) map[int]recall.Recall {
 	held := make(map[int]recall.Recall)
-	first := make(map[[2]int]recall.Recall)
+	latest := make(map[[2]int]recall.Recall)
 	for i := len(recalls) - 1; i >= 0; i-- {
 		r := recalls[i]
 		key := [2]int{r.First, r.Last}
-		if h, ok := first[key]; ok {
+		if h, ok := latest[key]; ok {
 			held[r.ID] = h
-			continue
 		}
-		first[key] = r
+		latest[key] = r
 	}
 	return held
 }

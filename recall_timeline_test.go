@@ -8,11 +8,11 @@ import (
 	"github.com/delta-memory/delta-memory/recall"
 )
 
-// TestHeldByTheFirstMade: of recalls listed most recently made first, one
-// whose range an earlier-made recall has too maps to the earliest, which
-// the timeline keeps showing where it stands; a wider or narrower one is
-// held by none.
-func TestHeldByTheFirstMade(t *testing.T) {
+// TestHeldByTheOneMadeBefore: of recalls listed most recently made first,
+// one whose range an earlier-made recall has too maps to the latest such
+// made before it (a chain, which the timeline follows to the one that
+// shows); a wider or narrower one is held by none.
+func TestHeldByTheOneMadeBefore(t *testing.T) {
 	t.Parallel()
 	rs := []recall.Recall{
 		{ID: 5, First: 20, Last: 20},
@@ -26,7 +26,7 @@ func TestHeldByTheFirstMade(t *testing.T) {
 		got = append(got, fmt.Sprintf("%d:%d", id, h.ID))
 	}
 	slices.Sort(got)
-	if fmt.Sprint(got) != "[3:1 5:1]" {
-		t.Fatalf("heldBy = %v, want [3:1 5:1]", got)
+	if fmt.Sprint(got) != "[3:1 5:3]" {
+		t.Fatalf("heldBy = %v, want [3:1 5:3]", got)
 	}
 }

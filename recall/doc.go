@@ -18,7 +18,11 @@
 // A recall is a row in SQLite: a range of iterations, the reason, the query
 // and a lifetime in iterations. It shows in the Retrieved partition until it
 // expires, is refreshed when a later iteration names it again, and then
-// fades from the window while staying in the journal.
+// fades from the window while staying in the journal. A later iteration
+// that acts on its iterations again (its call takes what theirs took, or a
+// failure names what they changed) also makes a recall of them anew, so
+// that the window can show them at that step if the first no longer
+// shows.
 //
 // SQLite is the truth. The index keeps its position per run in SQLite and
 // is caught up on use, so a crash between a commit and the indexing that

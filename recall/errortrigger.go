@@ -87,7 +87,7 @@ func (r *Recaller) errorRecalls(ctx context.Context, run string, it *journal.Ite
 			if full > 0 {
 				continue // the agent can see it
 			}
-			out = append(out, Recall{First: c.iteration, Last: c.iteration, Reason: ReasonError, Query: c.query, Score: c.score})
+			out = append(out, Recall{First: c.iteration, Last: c.iteration, Reason: ReasonError, Query: c.query, Score: c.score, Again: true})
 			return nil
 		}
 		return nil

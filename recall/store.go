@@ -43,6 +43,12 @@ type Recall struct {
 	// Visible says the matched range shows in full in the window already
 	// (Working); set on what Retrieve returns, not stored.
 	Visible bool `json:"-"`
+	// Again says the step that made the recall acts on its iterations
+	// again (its calls take what they took, or a failure names what they
+	// changed): set on what the triggers make, not stored. Such a recall
+	// is made anew when an earlier one holds the same iterations
+	// (store.apply).
+	Again bool `json:"-"`
 }
 
 // Active reports whether the recall shows at iteration now.
@@ -226,7 +232,9 @@ func (s *store) query(ctx context.Context, q sqlx.QueryerContext, where string, 
 // change is what one pass of the triggers (or one retrieve) decided.
 type change struct {
 	// add are new recalls (ID, Since and Expires are set on write); one
-	// whose range an active recall already shows refreshes that recall.
+	// whose range an active recall already shows refreshes that recall,
+	// and, when the step acts on that range again (Recall.Again) and the
+	// active one has exactly it, is also made anew.
 	add []Recall
 	// refresh are active recalls named again.
 	refresh []int
@@ -263,7 +271,9 @@ func (s *store) apply(ctx context.Context, run string, now, ttl int, c change) (
 		for _, r := range c.add {
 			if i := coveredBy(active, r); i >= 0 {
 				c.refresh = append(c.refresh, active[i].ID)
-				continue
+				if !r.Again || !madeBefore(active, r, now) {
+					continue
+				}
 			}
 			r.ID, r.Since, r.Expires = st.NextRecall, now, expires
 			st.NextRecall++
@@ -304,6 +314,26 @@ func (s *store) apply(ctx context.Context, run string, now, ttl int, c change) (
 		return err
 	})
 	return out, err
+}
+
+// madeBefore reports whether an active recall has exactly r's range, and
+// none with it was made at iteration now. A step that acts again on
+// what an earlier recall holds needs it where it stands, and the earlier
+// one may no longer show there (later recalls took its room); made anew,
+// it comes back at the step's place in the window while the earlier one
+// does not show, and shows through it while it does (window.Recalled
+// .HeldBy).
+func madeBefore(active []Recall, r Recall, now int) bool {
+	same := false
+	for _, a := range active {
+		if a.First == r.First && a.Last == r.Last {
+			if a.Since >= now {
+				return false
+			}
+			same = true
+		}
+	}
+	return same
 }
 
 // coveredBy returns the index of an active recall whose range holds r's,

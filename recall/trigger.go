@@ -309,6 +309,7 @@ func (r *Recaller) implicitRecalls(ctx context.Context, run string, it *journal.
 		if contains(out, x.First, x.Last) || contains(taken, x.First, x.Last) {
 			continue
 		}
+		x.Recall.Again = x.acted
 		out = append(out, x.Recall)
 	}
 	return out, nil

@@ -159,8 +159,11 @@ func RecallTextRoom(tok scoring.Tokenizer, name string, reach, hold int) int {
 // they do not fit, the recall of an earlier step appended last leaves,
 // which costs the prompt cache least (or the step's newest, when its own
 // do not fit). One that left does not come back before the window is laid
-// out again, even when named again (its TTL is refreshed, and it is
-// carried then). So a call's recalls show at that call, what showed
+// out again when a later step only names it (its TTL is refreshed, and it
+// is carried then); a step that acts on its iterations again makes a
+// recall of them anew (Recalled.HeldBy), which arrives at that step while
+// none of the recalls of those iterations shows, and shows through the
+// one that does. So a call's recalls show at that call, what showed
 // before stays where it was, and the same state lays out the same window.
 func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoom, from, now int, omitted *[]string) map[string]string {
 	if len(recalls) == 0 {
@@ -200,6 +203,13 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 		}
 		if h := bySource[r.HeldBy]; h != nil {
 			x.holder = h
+			if h.kin == nil {
+				h.kin = []*pick{h}
+			}
+			x.kin = append(slices.Clone(h.kin), x)
+			for _, k := range x.kin {
+				k.kin = x.kin
+			}
 		}
 		bySource[r.Source] = x
 		picks = append(picks, x)
@@ -224,9 +234,9 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 			p.Sections = append(p.Sections, x.sec)
 			continue
 		}
-		if x.holder != nil && x.holder.shown {
-			how[x.r.Source] = x.holder.how
-			*omitted = append(*omitted, x.r.Source+" shown as "+x.holder.r.Source+", which holds the same iterations")
+		if k := x.kinShown(); k != nil {
+			how[x.r.Source] = k.how
+			*omitted = append(*omitted, x.r.Source+" shown as "+k.r.Source+", which holds the same iterations")
 			continue
 		}
 		why := "later recalls needed its room"
@@ -311,6 +321,17 @@ func (x *pick) narrow() {
 	x.sec, x.how, x.cost = x.lines, ShownLines, x.linesCost
 }
 
+// kinShown returns the recall of the same iterations as x that shows,
+// or nil when none does: x then shows through it.
+func (x *pick) kinShown() *pick {
+	for _, k := range x.kin {
+		if k != x && k.shown {
+			return k
+		}
+	}
+	return nil
+}
+
 // pick is a recall as the timeline's replay places it.
 type pick struct {
 	sec   Section
@@ -324,8 +345,10 @@ type pick struct {
 	// step's other recalls or Working's iterations.
 	crowded bool
 	// holder is the earlier recall that holds this one's iterations
-	// (Recalled.HeldBy): while it shows, this one shows through it.
+	// (Recalled.HeldBy); kin are all the recalls of them, this one
+	// included: while one of them shows, the others show through it.
 	holder *pick
+	kin    []*pick
 	// whole and lines are the recall's forms, with their costs (0 for a
 	// form it has not): it shows as lines when, at the step that made it,
 	// the room cannot hold it whole.
@@ -367,8 +390,10 @@ func (t *replay) carry(picks []*pick, room int) {
 			place(x)
 		}
 	}
-	for _, x := range held {
-		if !x.holder.shown {
+	// Oldest made first: of several that hold the same iterations, the
+	// first that fits shows for all.
+	for _, x := range slices.Backward(held) {
+		if x.kinShown() == nil {
 			place(x)
 		}
 	}
@@ -399,7 +424,7 @@ func (t *replay) relay(picks []*pick, m, a, room int) {
 	var back []*pick
 	for i := len(picks) - 1; i >= 0; i-- {
 		x := picks[i]
-		if x.shown || x.r.Since >= m || x.sec.at < a || x.holder != nil && x.holder.shown || t.used+x.cost > room {
+		if x.shown || x.r.Since >= m || x.sec.at < a || x.kinShown() != nil || t.used+x.cost > room {
 			continue
 		}
 		t.used += x.cost
@@ -437,7 +462,7 @@ func (t *replay) step(picks []*pick, s, room int) {
 			continue
 		}
 		x.came = s
-		if x.holder != nil && x.holder.shown {
+		if x.kinShown() != nil {
 			through = append(through, x)
 			continue
 		}
@@ -449,7 +474,7 @@ func (t *replay) step(picks []*pick, s, room int) {
 	for len(through) > 0 {
 		var still []*pick
 		for _, x := range through {
-			if x.holder.shown {
+			if x.kinShown() != nil {
 				still = append(still, x)
 				continue
 			}
@@ -533,7 +558,7 @@ func (t *replay) narrow(s int) bool {
 // is at the timeline's end.
 func (t *replay) slack(picks []*pick, now, room int) {
 	for _, x := range picks {
-		if x.came != now || x.shown || !x.crowded || x.holder != nil && x.holder.shown {
+		if x.came != now || x.shown || !x.crowded || x.kinShown() != nil {
 			continue
 		}
 		for _, c := range []struct {

@@ -89,16 +89,20 @@ func TestTimelineKeepsWhatShowedBefore(t *testing.T) {
 	}
 }
 
+// threeRecallsRoom is a room that holds three recalls of recallOf's 60
+// words, and half of it one.
+func threeRecallsRoom(f *fitter) int {
+	sec, _, _ := f.timelineForm(recallOf(1, 10, 60), 1<<20)
+	return f.headingCost(Working) + 3*(f.sectionCost(Retrieved, &sec)+timelineFraming) + 40
+}
+
 // TestTimelineLaysOutAgainAtAReset: recalls made before the last fold (or
 // fade) are carried newest first within half the room, and a recall made
 // since is appended; an expired recall left out is not named in the trace.
 func TestTimelineLaysOutAgainAtAReset(t *testing.T) {
 	t.Parallel()
 	f := timelineFitter(t)
-	one := recallOf(1, 10, 60)
-	sec, _, _ := f.timelineForm(one, 1<<20)
-	each := f.sectionCost(Retrieved, &sec) + timelineFraming
-	room := f.headingCost(Working) + 3*each + 40
+	room := threeRecallsRoom(f)
 	old := []Recalled{recallOf(1, 10, 60), recallOf(2, 11, 60), recallOf(3, 12, 60)}
 	for i := range old {
 		old[i].Carried = true
@@ -364,5 +368,53 @@ func TestSlackGoesToTheStepsBetterRecall(t *testing.T) {
 	f.fitTimeline(&p, newestFirst(a, b), room, 0, 11, &omitted)
 	if ga, gb := shownForm(p, a), shownForm(p, b); ga != "lines" || gb != "whole" {
 		t.Errorf("at the next call the recalls show %q and %q, want lines and whole", ga, gb)
+	}
+}
+
+// TestARecallMadeAnewComesBackAtItsStep: a step that acts again on what
+// an earlier recall holds makes a recall of the same iterations anew,
+// held by the earlier one (Recalled.HeldBy). While the earlier one does
+// not show (carried, crowded out), the new one shows at its own step;
+// while it shows, the new ones show through it, a chain of them
+// included, and the iterations show once.
+func TestARecallMadeAnewComesBackAtItsStep(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	room := threeRecallsRoom(f)
+	anew := func(id, since int, holder string) Recalled {
+		r := recallOf(1, since, 60)
+		r.Source, r.HeldBy = fmt.Sprintf("recall:%d", id), holder
+		return r
+	}
+
+	// Half the room carries one recall, the newest (3): 1 does not show,
+	// and the step at 20 that acts on it again gets it back there.
+	old := []Recalled{recallOf(1, 10, 60), recallOf(2, 11, 60), recallOf(3, 12, 60)}
+	for i := range old {
+		old[i].Carried = true
+	}
+	var p Partition
+	var omitted []string
+	how := f.fitTimeline(&p, newestFirst(append(old, anew(5, 20, "recall:1"))...), fixedRoom(4*room, room, 5), 15, 20, &omitted)
+	if got, want := shownSources(p), "recall:3@7 recall:5@15"; got != want {
+		t.Fatalf("shown %q, want %q (omitted %v)", got, want, omitted)
+	}
+	if how["recall:1"] != how["recall:5"] || !strings.Contains(strings.Join(omitted, ";"), "recall:1 shown as recall:5") {
+		t.Errorf("recall:1 should be reported shown as recall:5: %v %v", how, omitted)
+	}
+
+	// Carried and shown, the first holds the iterations for the recalls
+	// made anew at 20 and 21, each held by the one before.
+	first := recallOf(1, 10, 60)
+	first.Carried = true
+	p, omitted = Partition{}, nil
+	how = f.fitTimeline(&p, newestFirst(first, anew(5, 20, "recall:1"), anew(6, 21, "recall:5")), fixedRoom(4*room, room, 5), 15, 21, &omitted)
+	if got, want := shownSources(p), "recall:1@5"; got != want {
+		t.Fatalf("shown %q, want %q: the recalls made anew show through the first (omitted %v)", got, want, omitted)
+	}
+	for _, s := range []string{"recall:5", "recall:6"} {
+		if how[s] != how["recall:1"] {
+			t.Errorf("%s reported %q, want %q as recall:1 shows", s, how[s], how["recall:1"])
+		}
 	}
 }

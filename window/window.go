@@ -202,8 +202,9 @@ type Recalled struct {
 	// does not name it.
 	Lingering bool
 	// HeldBy, when set, is the source of an earlier recall of the same
-	// iterations: while that one shows, the timeline shows it for both;
-	// else this one shows on its own.
+	// iterations: while that one shows, or shows through the one that
+	// holds it, the timeline shows it for both; else this one shows on
+	// its own.
 	HeldBy string
 	// Bare lets the section go without a heading when the text it shows
 	// names its iterations itself (SelfNamed): a hit of a question to
