@@ -259,15 +259,19 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 const maxTraced = 5
 
 // traceLeft names, in a last section of the timeline, the recalls still
-// active that did not show, most recently made first, in what the recalls
-// left of room, naming fewer if need be, or none when not even one name
-// fits: the window's omissions (Context.Omitted, `show --json`) list them
-// all in any case.
+// active that did not show, most recently made first and once for the
+// same iterations, in what the recalls left of room, naming fewer if need
+// be, or none when not even one name fits: the window's omissions
+// (Context.Omitted, `show --json`) list them all in any case.
 func (f *fitter) traceLeft(p *Partition, left []Recalled, room int) {
 	var active []Recalled
+	named := make(map[[2]int]bool, len(left))
 	for i := len(left) - 1; i >= 0; i-- {
-		if !left[i].Lingering {
-			active = append(active, left[i])
+		// Of recalls of the same iterations (one made anew, HeldBy), the
+		// newest names them.
+		if r := left[i]; !r.Lingering && !named[r.Covers] {
+			named[r.Covers] = true
+			active = append(active, r)
 		}
 	}
 	for n := min(len(active), maxTraced); n > 0; n-- {

@@ -418,3 +418,27 @@ func TestARecallMadeAnewComesBackAtItsStep(t *testing.T) {
 		}
 	}
 }
+
+// TestTheTraceNamesIterationsOnce: two recalls of one iteration, the
+// second made anew, neither shown (too long for the room): the trace of
+// recalls left out names the iteration once, by the newer.
+func TestTheTraceNamesIterationsOnce(t *testing.T) {
+	t.Parallel()
+	f := timelineFitter(t)
+	first, again := recallOf(1, 10, 2000), recallOf(1, 20, 2000)
+	first.Lines, again.Lines = "", ""
+	again.Name, again.Source, again.HeldBy = "Iteration 1 (recalled: you named y1)", "recall:5", "recall:1"
+	var p Partition
+	var omitted []string
+	f.fitTimeline(&p, newestFirst(first, again), fixedRoom(600, 300, 5), 15, 20, &omitted)
+	if len(p.Sections) != 1 || p.Sections[0].Source != "recall:omitted" {
+		t.Fatalf("want only the trace, got %q (omitted %v)", shownSources(p), omitted)
+	}
+	trace := p.Sections[0].Content
+	if strings.Count(trace, "Iteration 1 (") != 1 || !strings.Contains(trace, "you named y1") {
+		t.Errorf("the trace should name iteration 1 once, by the newer recall:\n%s", trace)
+	}
+	if len(omitted) != 2 {
+		t.Errorf("the window's omissions should list both recalls: %v", omitted)
+	}
+}
