@@ -202,7 +202,6 @@ func (f *fitter) fitTimeline(p *Partition, recalls []Recalled, room *timelineRoo
 			f.fit(x, r, room.reach/2)
 		}
 		if h := bySource[r.HeldBy]; h != nil {
-			x.holder = h
 			if h.kin == nil {
 				h.kin = []*pick{h}
 			}
@@ -336,6 +335,9 @@ func (x *pick) kinShown() *pick {
 	return nil
 }
 
+// held reports whether an earlier recall holds x's iterations.
+func (x *pick) held() bool { return len(x.kin) > 0 && x.kin[0] != x }
+
 // pick is a recall as the timeline's replay places it.
 type pick struct {
 	sec   Section
@@ -348,11 +350,10 @@ type pick struct {
 	// crowded says the recall left at the step that made it, for the
 	// step's other recalls or Working's iterations.
 	crowded bool
-	// holder is the earlier recall that holds this one's iterations
-	// (Recalled.HeldBy); kin are all the recalls of them, this one
-	// included: while one of them shows, the others show through it.
-	holder *pick
-	kin    []*pick
+	// kin are the recalls of this one's iterations (Recalled.HeldBy), in
+	// the order made, this one included, or nil when it is the only one:
+	// while one of them shows, the others show through it.
+	kin []*pick
 	// whole and lines are the recall's forms, with their costs (0 for a
 	// form it has not): it shows as lines when, at the step that made it,
 	// the room cannot hold it whole.
@@ -383,12 +384,12 @@ func (t *replay) carry(picks []*pick, room int) {
 		t.used += x.cost
 		x.shown, x.came = true, x.r.Since
 	}
-	var held []*pick // carried, held by a carried recall: decided after it
+	var held []*pick // carried, held by an earlier recall (carried too): decided after it
 	for i := len(picks) - 1; i >= 0; i-- {
 		x := picks[i]
 		switch {
 		case !x.r.Carried:
-		case x.holder != nil && x.holder.r.Carried:
+		case x.held():
 			held = append(held, x)
 		default:
 			place(x)
