@@ -217,7 +217,7 @@ func (fc FileConfig) checkValues() error {
 		{"recall.second_hop", float64(fc.Recall.SecondHop), float64(dr.SecondHop), "words searched for a second time"},
 		{"recall.nearby", float64(fc.Recall.Nearby), float64(dr.Nearby), "iterations on each side that count as near a hit"},
 		{"recall.concepts", fc.Recall.Concepts, dr.Concepts, "the weight of the concept search"},
-		{"recall.dates", float64(fc.Recall.Dates), float64(dr.Dates), "time cues, 1 for on"},
+		{"recall.dates", float64(fc.Recall.Dates), float64(dr.Dates), "time cues and questions that ask when, 1 for on"},
 	} {
 		if !fc.IsSet(c.key) || c.v > 0 || c.v == -1 {
 			continue

@@ -97,7 +97,9 @@ type Config struct {
 	// Dates, unless -1, ranks the hits of an explicit recall whose query
 	// names a time ("two months ago", "in August 2023") a second time, by
 	// the same search kept to the iterations that started then, and fuses
-	// both rankings (dates.go; default 1, on).
+	// both rankings (dates.go); and those of a query that asks when ("When
+	// did…", "How long has…"), by the same search kept to the iterations
+	// whose text says a time (askswhen.go). Default 1, on.
 	Dates int
 }
 

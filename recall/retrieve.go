@@ -119,6 +119,9 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	if err == nil {
 		hits, err = r.byTime(ctx, ix, run, l, hits)
 	}
+	if err == nil {
+		hits, err = r.byWhen(ctx, ix, l, hits)
+	}
 	if err == nil && (q.Fill || q.Limit > focusN) {
 		// The second hop keeps the best focusN hits in their places: a
 		// recall of no more than those would pay for it and get nothing.
