@@ -20,6 +20,13 @@ var benchQueries = [][]string{
 	{"connection refused localhost"}, {"permission denied"}, {"requirements pin version"}, {"rename moved file"},
 }
 
+// benchWhenQueries ask when, so that each is also searched among the
+// iterations that say a time (askswhen.go).
+var benchWhenQueries = [][]string{
+	{"When did the config timeout change?"}, {"When did pytest last fail an assertion?"},
+	{"How long has src/cache/ttl.py been there?"}, {"When was the file renamed?"},
+}
+
 // benchRun returns an engine over the generated run of n iterations the
 // benchmarks share (testrun.BenchOptions), folded by the scheduler, and the
 // run. It fails unless the run holds blocks.
@@ -47,7 +54,8 @@ func benchRun(b *testing.B, n int) (*memory.Engine, journal.Run) {
 // with DELTA_BENCH_LARGE=1 (testrun.LargeEnv), and reports the p50 and p99
 // latencies besides the mean, and the mean CPU time. mode=limit5 asks for
 // five hits, as an agent's recall_memory call with a limit; mode=limit20,
-// twenty, past the focus, so with the second search; mode=fill gives
+// twenty, past the focus, so with the second search; mode=when5 asks
+// five hits of questions that ask when; mode=fill gives
 // no limit, so the recall takes as many hits as the window has room for
 // (the run's budget is 32,000 tokens: some eighty iterations rendered).
 // It runs at the delta command's garbage collector target
@@ -58,17 +66,18 @@ func benchRun(b *testing.B, n int) (*memory.Engine, journal.Run) {
 func BenchmarkRetrieve(b *testing.B) {
 	for _, n := range testrun.Sizes(1_000, 10_000) {
 		for _, mode := range []struct {
-			name  string
-			limit int
-		}{{"limit5", 5}, {"limit20", 20}, {"fill", 0}} {
+			name    string
+			limit   int
+			queries [][]string
+		}{{"limit5", 5, benchQueries}, {"when5", 5, benchWhenQueries}, {"limit20", 20, benchQueries}, {"fill", 0, benchQueries}} {
 			b.Run(fmt.Sprintf("iterations=%d/mode=%s", n, mode.name), func(b *testing.B) {
-				benchRetrieve(b, n, mode.limit)
+				benchRetrieve(b, n, mode.limit, mode.queries)
 			})
 		}
 	}
 }
 
-func benchRetrieve(b *testing.B, n, limit int) {
+func benchRetrieve(b *testing.B, n, limit int, queries [][]string) {
 	defer debug.SetGCPercent(debug.SetGCPercent(memory.BulkGCPercent))
 	ctx := context.Background()
 	eng, run := benchRun(b, n)
@@ -83,7 +92,7 @@ func benchRetrieve(b *testing.B, n, limit int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := eng.Retrieve(ctx, run, recall.Query{Keywords: benchQueries[i%len(benchQueries)], Limit: limit, DryRun: true}); err != nil {
+		if _, err := eng.Retrieve(ctx, run, recall.Query{Keywords: queries[i%len(queries)], Limit: limit, DryRun: true}); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
