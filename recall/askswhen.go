@@ -2,7 +2,10 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -15,10 +18,11 @@ import (
 // "two weeks ago", "yesterday"), or leave it to the date the journal gives
 // the turn. On the LoCoMo dev file, 82 of the 96 evidence turns of the 93
 // questions that ask when (or how long) say a time in these words, against
-// one turn in six of the conversations. So a question that asks when is searched a second
-// time among the iterations whose text says a relative time, and both
-// rankings are fused as the time cues' are (fuseDated): a turn that
-// matches the question and says when rises as far as its match is worth.
+// one turn in six of the conversations. So the hits of a question that
+// asks when whose text says a relative time are ranked a second time, by
+// their word scores, and both rankings are fused as the time cues' are
+// (fuseDated): a turn that matches the question and says when rises as far
+// as its match is worth.
 // Dates and clock times are left out of what says when: a line's own date
 // heading ("[D1:3] Caroline (1:56 pm on 8 May, 2023): …") holds them, in
 // every turn alike.
@@ -71,12 +75,13 @@ func (ix *index) saysWhenQuery() query.Query {
 }
 
 // byWhen ranks hits a second time when the question asks when
-// (asksWhen): the same search, kept to the iterations that say a time,
-// fused with the first by reciprocal rank, each hit of the second weighed
-// by its score against the first's best (fuseDated). It returns hits
+// (asksWhen): the iterations among them that say a time, by their word
+// scores (words, by hit), fused with the first by reciprocal rank, each
+// hit of the second weighed by its score against the first's best
+// (fuseDated). It returns hits
 // unchanged when the question does not ask when, the time cues are off
 // (Config.Dates), or no iteration that says a time matches.
-func (r *Recaller) byWhen(ctx context.Context, ix *index, l lookup, hits []Hit) ([]Hit, error) {
+func (r *Recaller) byWhen(ctx context.Context, ix *index, l lookup, hits []Hit, words map[hitKey]float64) ([]Hit, error) {
 	if r.cfg.Dates <= 0 || len(hits) == 0 || !asksWhen(l.words) {
 		return hits, nil
 	}
@@ -84,11 +89,50 @@ func (r *Recaller) byWhen(ctx context.Context, ix *index, l lookup, hits []Hit) 
 	if says == nil {
 		return hits, nil
 	}
-	wl := l
-	wl.concepts, wl.kind, wl.filter = nil, KindIteration, says
-	said, err := ix.search(ctx, wl)
-	if err != nil || len(said) == 0 {
-		return hits, err
+	// The second ranking is the first one's iterations that say a time,
+	// ranked by their word scores (words, the first search's), as the same
+	// words searched again among the iterations that say a time would rank
+	// them: that search would read again every document the words match,
+	// with a filter that reads tens of thousands on a long run. Only
+	// iterations have a text field, so the filter keeps no block.
+	var ids []string
+	for _, h := range hits {
+		if h.Kind == KindIteration {
+			ids = append(ids, docID(KindIteration, strconv.Itoa(h.First), l.run))
+		}
+	}
+	if len(ids) == 0 {
+		return hits, nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), says), len(ids), 0, false)
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search recall index: %w", err)
+	}
+	sayTime := make(map[string]bool, len(res.Hits))
+	for _, m := range res.Hits {
+		sayTime[m.ID] = true
+	}
+	var said []Hit
+	for _, h := range hits {
+		if s, ok := words[keyOf(h)]; ok && h.Kind == KindIteration && sayTime[docID(KindIteration, strconv.Itoa(h.First), l.run)] {
+			h.Score = s
+			said = append(said, h)
+		}
+	}
+	slices.SortStableFunc(said, compareHits)
+	if len(said) == 0 {
+		return hits, nil
 	}
 	return fuseDated(hits, said), nil
+}
+
+// wordScores maps each hit of a word search to its score, before the
+// signals fused with it change the scores.
+func wordScores(hits []Hit) map[hitKey]float64 {
+	m := make(map[hitKey]float64, len(hits))
+	for _, h := range hits {
+		m[keyOf(h)] = h.Score
+	}
+	return m
 }

@@ -98,8 +98,8 @@ type Config struct {
 	// names a time ("two months ago", "in August 2023") a second time, by
 	// the same search kept to the iterations that started then, and fuses
 	// both rankings (dates.go); and those of a query that asks when ("When
-	// did…", "How long has…"), by the same search kept to the iterations
-	// whose text says a time (askswhen.go). Default 1, on.
+	// did…", "How long has…"), by the word scores of its hits whose text
+	// says a time (askswhen.go). Default 1, on.
 	Dates int
 }
 

@@ -108,6 +108,12 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	}
 	focusN := r.cfg.FocusFor(q)
 	hits, err := ix.search(ctx, l)
+	var words map[hitKey]float64
+	if r.cfg.Dates > 0 && asksWhen(l.words) {
+		// What the signals fused below do to the scores, the question
+		// that asks when does not read (byWhen).
+		words = wordScores(hits)
+	}
 	if err == nil && q.Fill && len(named) == 0 {
 		hits, err = ix.addConcepts(ctx, l, hits, r.cfg.Concepts)
 	}
@@ -120,7 +126,7 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		hits, err = r.byTime(ctx, ix, run, l, hits)
 	}
 	if err == nil {
-		hits, err = r.byWhen(ctx, ix, l, hits)
+		hits, err = r.byWhen(ctx, ix, l, hits, words)
 	}
 	if err == nil && (q.Fill || q.Limit > focusN) {
 		// The second hop keeps the best focusN hits in their places: a

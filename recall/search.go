@@ -42,9 +42,6 @@ type lookup struct {
 	concepts query.Query
 	// kind, when set, keeps one kind of document.
 	kind string
-	// filter, when set, keeps the documents it matches; it does not
-	// score.
-	filter query.Query
 	// before, when > 0, keeps documents that end before that iteration;
 	// from, documents that start at or after it.
 	before int
@@ -119,9 +116,6 @@ func (ix *index) search(ctx context.Context, l lookup) ([]Hit, error) {
 	}
 	if l.from > 0 {
 		filters = append(filters, spanQuery(fieldFirstSpan, l.from, l.upTo))
-	}
-	if l.filter != nil {
-		filters = append(filters, l.filter)
 	}
 	if len(filters) > 0 {
 		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
