@@ -74,15 +74,15 @@ func (ix *index) saysWhenQuery() query.Query {
 	return bleve.NewDisjunctionQuery(qs...)
 }
 
-// byWhen ranks hits a second time when the question asks when
-// (asksWhen): the iterations among them that say a time, by their word
-// scores (words, by hit), fused with the first by reciprocal rank, each
-// hit of the second weighed by its score against the first's best
-// (fuseDated). It returns hits
-// unchanged when the question does not ask when, the time cues are off
-// (Config.Dates), or no iteration that says a time matches.
+// byWhen ranks hits a second time when the question asks when: the
+// iterations among them that say a time, by their word scores (words, the
+// first search's scores by hit, which Each keeps only for a question that
+// asks when, asksWhen; nil otherwise), fused with the first by reciprocal
+// rank, each hit of the second weighed by its score against the first's
+// best (fuseDated). It returns hits unchanged when words is nil or no
+// iteration among them says a time.
 func (r *Recaller) byWhen(ctx context.Context, ix *index, l lookup, hits []Hit, words map[hitKey]float64) ([]Hit, error) {
-	if r.cfg.Dates <= 0 || len(hits) == 0 || !asksWhen(l.words) {
+	if words == nil || len(hits) == 0 {
 		return hits, nil
 	}
 	says := ix.saysWhenQuery()
@@ -90,15 +90,19 @@ func (r *Recaller) byWhen(ctx context.Context, ix *index, l lookup, hits []Hit, 
 		return hits, nil
 	}
 	// The second ranking is the first one's iterations that say a time,
-	// ranked by their word scores (words, the first search's), as the same
-	// words searched again among the iterations that say a time would rank
-	// them: that search would read again every document the words match,
-	// with a filter that reads tens of thousands on a long run. Only
-	// iterations have a text field, so the filter keeps no block.
+	// by their word scores, as the same words searched again among the
+	// iterations that say a time would rank them: that search would read
+	// again every document the words match, with a filter that reads tens
+	// of thousands on a long run. One look-up of the hits' ids against the
+	// time words tells which say one. Only iterations have a text field.
+	at := make(map[string]Hit)
 	var ids []string
 	for _, h := range hits {
-		if h.Kind == KindIteration {
-			ids = append(ids, docID(KindIteration, strconv.Itoa(h.First), l.run))
+		if s, ok := words[keyOf(h)]; ok && h.Kind == KindIteration {
+			id := docID(KindIteration, strconv.Itoa(h.First), l.run)
+			h.Score = s
+			at[id] = h
+			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {
@@ -109,21 +113,16 @@ func (r *Recaller) byWhen(ctx context.Context, ix *index, l lookup, hits []Hit, 
 	if err != nil {
 		return nil, fmt.Errorf("search recall index: %w", err)
 	}
-	sayTime := make(map[string]bool, len(res.Hits))
-	for _, m := range res.Hits {
-		sayTime[m.ID] = true
+	if len(res.Hits) == 0 {
+		return hits, nil
 	}
-	var said []Hit
-	for _, h := range hits {
-		if s, ok := words[keyOf(h)]; ok && h.Kind == KindIteration && sayTime[docID(KindIteration, strconv.Itoa(h.First), l.run)] {
-			h.Score = s
+	said := make([]Hit, 0, len(res.Hits))
+	for _, m := range res.Hits {
+		if h, ok := at[m.ID]; ok {
 			said = append(said, h)
 		}
 	}
 	slices.SortStableFunc(said, compareHits)
-	if len(said) == 0 {
-		return hits, nil
-	}
 	return fuseDated(hits, said), nil
 }
 

@@ -20,8 +20,8 @@ var benchQueries = [][]string{
 	{"connection refused localhost"}, {"permission denied"}, {"requirements pin version"}, {"rename moved file"},
 }
 
-// benchWhenQueries ask when, so that each is also searched among the
-// iterations that say a time (askswhen.go).
+// benchWhenQueries ask when, so that each also ranks again its hits that
+// say a time (askswhen.go).
 var benchWhenQueries = [][]string{
 	{"When did the config timeout change?"}, {"When did pytest last fail an assertion?"},
 	{"How long has src/cache/ttl.py been there?"}, {"When was the file renamed?"},

@@ -110,8 +110,8 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	hits, err := ix.search(ctx, l)
 	var words map[hitKey]float64
 	if r.cfg.Dates > 0 && asksWhen(l.words) {
-		// What the signals fused below do to the scores, the question
-		// that asks when does not read (byWhen).
+		// A question that asks when ranks its hits again by these
+		// scores, before the signals below fuse them (byWhen).
 		words = wordScores(hits)
 	}
 	if err == nil && q.Fill && len(named) == 0 {

@@ -35,7 +35,7 @@ func TestAQuestionThatAsksWhenFavoursTheTurnsThatSayWhen(t *testing.T) {
 		if len(hits) == 0 {
 			return 0
 		}
-		return first(hits)
+		return firstMatched(hits)
 	}
 	const question = "When did Melanie join the pottery class?"
 	if got := rank(-1, question, 0); got != 41 {
@@ -52,5 +52,5 @@ func TestAQuestionThatAsksWhenFavoursTheTurnsThatSayWhen(t *testing.T) {
 	}
 }
 
-// first is the first iteration the best hit matched.
-func first(hits []memory.Retrieved) int { return hits[0].Matched[0] }
+// firstMatched is the first iteration the best hit matched.
+func firstMatched(hits []memory.Retrieved) int { return hits[0].Matched[0] }
