@@ -269,7 +269,9 @@ func (p *packer) take(ctx context.Context, h recall.Recall, rt recallRender) (bo
 	if more, err := p.release(ctx, float64(i+1)); err != nil || !more {
 		return false, err
 	}
-	p.consider(h, rt, cost, i >= p.focus)
+	if err := p.consider(ctx, h, rt, cost, i >= p.focus); err != nil {
+		return false, err
+	}
 	return !p.full(), nil
 }
 
@@ -315,24 +317,68 @@ func (p *packer) release(ctx context.Context, rank float64) (bool, error) {
 		}
 		w := p.waiting[0]
 		p.waiting = p.waiting[1:]
-		p.consider(w.h, w.rt, w.cost, true)
+		if err := p.consider(ctx, w.h, w.rt, w.cost, true); err != nil {
+			return false, err
+		}
 	}
 	return !p.full(), nil
 }
 
 // consider takes hit h if it fits; past the focus (bounded), only if it
-// takes no more than its share of the room (maxHitShare).
-func (p *packer) consider(h recall.Recall, rt recallRender, cost int, bounded bool) {
+// takes no more than its share of the room (maxHitShare), else as the
+// iterations it matched alone (alone).
+func (p *packer) consider(ctx context.Context, h recall.Recall, rt recallRender, cost int, bounded bool) error {
 	switch {
 	case len(p.c.hits) > 0 && p.c.used+cost > p.room:
 		p.skips++
 	case bounded && cost > p.room/maxHitShare:
 		// one long hit past the best would take the room of several
+		return p.alone(ctx, h)
 	default:
-		p.skips = 0
-		p.c.hits, p.c.texts, p.c.costs = append(p.c.hits, h), append(p.c.texts, rt), append(p.c.costs, cost)
-		p.c.used += cost
+		p.add(h, rt, cost)
 	}
+	return nil
+}
+
+// alone takes hit h, which costs more than its share of the room, as the
+// iterations it matched without the other half of their exchange
+// (recall's exchange.go), when those fit the share and the room. The
+// share bounds what one hit takes, so that a long answer does not push
+// out several hits ranked near it; when it is the half a hit brings that
+// makes it long, the turn that matched is a hit like the others, and the
+// half is context the room cannot spare. Under a small budget that is
+// most exchanges: at 1,000 tokens an eighth of the room is about two
+// turns of a conversation.
+func (p *packer) alone(ctx context.Context, h recall.Recall) error {
+	if h.Matched == [2]int{h.First, h.Last} {
+		return nil
+	}
+	n := h
+	n.First, n.Last = h.Matched[0], h.Matched[1]
+	k := [2]int{n.First, n.Last}
+	rt, ok := p.texts[k]
+	if !ok {
+		rts, err := p.e.recallTexts(ctx, p.run, [][2]int{k}, true, false, true)
+		if err != nil {
+			return err
+		}
+		rt = rts[0]
+		p.texts[k] = rt
+	}
+	cost := hitCost(p.e.Tokenizer, n, rt, len(p.c.hits) == 0)
+	if cost > p.room/maxHitShare || len(p.c.hits) > 0 && p.c.used+cost > p.room {
+		return nil
+	}
+	n.Visible = h.Visible || p.around != nil && p.around.InFull(n.First, n.Last)
+	p.add(n, rt, cost)
+	return nil
+}
+
+// add takes hit h, rendered as rt, for cost tokens of the room.
+func (p *packer) add(h recall.Recall, rt recallRender, cost int) {
+	p.skips = 0
+	p.c.hits, p.c.texts, p.c.costs = append(p.c.hits, h), append(p.c.texts, rt), append(p.c.costs, cost)
+	p.c.used += cost
 }
 
 // median returns the median of costs (the upper one of an even count), 0

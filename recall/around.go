@@ -159,6 +159,10 @@ func (a *Around) inFull(first, last int) int {
 	return full
 }
 
+// InFull reports whether iterations first..last, read, all show in full
+// (Recall.Visible).
+func (a *Around) InFull(first, last int) bool { return a.inFull(first, last) == last-first+1 }
+
 // Tokens reports what the notes say iteration n takes in full (L0), and
 // whether its note was read and says so.
 func (a *Around) Tokens(n int) (int, bool) {
