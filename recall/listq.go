@@ -28,10 +28,11 @@ var auxiliaries = map[string]bool{
 // AsksForList reports whether question asks for several things. It must
 // read as a question (it ends with a question mark, or starts with a
 // question word or an auxiliary: a subtask such as "Update both handlers"
-// is not one), and it counts ("how many"), pairs ("both"), or its question
-// word ("what", "which") asks about a plural, either the head of the noun
-// phrase after it ("what books has…") or through a plural verb ("what are
-// her plans").
+// is not one), and it counts ("how many"), pairs ("both"), asks in the
+// perfect ("where has she camped?", "what have they built?"), or its
+// question word ("what", "which") asks about a plural, either the head of
+// the noun phrase after it ("what books has…") or through a plural verb
+// ("what are her plans").
 func AsksForList(question string) bool {
 	words := questionWords(question)
 	if len(words) == 0 || !strings.HasSuffix(strings.TrimSpace(question), "?") && !questionStarts[words[0]] && !auxiliaries[words[0]] {
@@ -42,6 +43,11 @@ func AsksForList(question string) bool {
 		case w == "both":
 			return true
 		case w == "how" && i+1 < len(words) && words[i+1] == "many":
+			return true
+		case (w == "what" || w == "where" || w == "who") && i+2 < len(words) && (words[i+1] == "has" || words[i+1] == "have"):
+			// The perfect asks about every time up to now: "Where has
+			// Melanie camped?", "What has she painted?"; "Where did she
+			// camp?" asks about one.
 			return true
 		case w == "what" || w == "which":
 			if listAfter(words[i+1:]) {

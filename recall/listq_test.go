@@ -8,9 +8,9 @@ import (
 	"github.com/delta-memory/delta-memory/recall"
 )
 
-// TestAsksForList: questions that count, pair, or ask about a plural are
-// list questions; questions about one thing, and a plural that is a verb
-// ("what makes"), are not.
+// TestAsksForList: questions that count, pair, ask in the perfect or ask
+// about a plural are list questions; questions about one thing, and a
+// plural that is a verb ("what makes"), are not.
 func TestAsksForList(t *testing.T) {
 	for q, want := range map[string]bool{
 		"What books has Melanie read?":                            true,
@@ -33,6 +33,11 @@ func TestAsksForList(t *testing.T) {
 		"Update both handlers in the scheduler":                   false,
 		"Count how many rows the cache holds":                     false,
 		"how many retries did the deploy take":                    true,
+		"Where has Melanie camped?":                               true,
+		"What has Melanie painted?":                               true,
+		"Who have written notes of gratitude to Maria?":           true,
+		"Where did Melanie camp last summer?":                     false,
+		"What has?":                                               false,
 		"":                                                        false,
 	} {
 		if got := recall.AsksForList(q); got != want {
