@@ -20,6 +20,7 @@ import (
 func TestAQuestionThatAsksWhenFavoursTheTurnsThatSayWhen(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	// Not fillers: those end on "today", a word that says when.
 	lines := make([]string, 180)
 	for i := range lines {
 		lines[i] = fmt.Sprintf("Turn %d: chatting about the weather, number %d of many, nothing more to report.", i+1, i+1)
