@@ -39,12 +39,17 @@ type Around struct {
 	// hits rank them: only those join a fill's exchanges, and only their
 	// words are read. Each round sets it.
 	matched map[int]bool
+	// searched holds the first searches of earlier rounds, by what they
+	// ranked; expanded, the second hop's words, by question and the hits
+	// that gave them (rounds.go).
+	searched map[string][]Hit
+	expanded map[string][]string
 }
 
 // reset makes a ready for run, of end iterations, with radius iterations
 // of context on each side of a hit, reading words with said, dropping what
 // it holds of another run, of the run at another length, or for other
-// settings.
+// settings (what the searches of earlier rounds gave, too).
 func (a *Around) reset(run string, end, radius int, said bool) {
 	if a.run == run && a.end == end && a.radius == radius && a.said == said && a.read != nil {
 		return

@@ -25,8 +25,9 @@ type Query struct {
 	// list: see Retrieve.
 	Fill bool
 	// Around, if set, keeps what the recall reads of the iterations
-	// around its hits, for another round of the same fill, which asks
-	// again for more hits; nil reads them afresh.
+	// around its hits, and what its first search and second hop's
+	// expansion gave, for another round of the same fill, which asks
+	// again for more hits; nil reads and searches afresh.
 	Around *Around
 }
 
@@ -107,7 +108,12 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		l.limit, l.follow = max(l.limit, fillDepth), q.Limit
 	}
 	focusN := r.cfg.FocusFor(q)
-	hits, err := ix.search(ctx, l)
+	ar := q.Around
+	if ar == nil {
+		ar = new(Around)
+	}
+	ar.reset(run.ID, run.Iterations, max(r.cfg.Context, 1), q.Fill)
+	hits, err := ar.firstSearch(ctx, ix, l)
 	var words map[hitKey]float64
 	if r.cfg.Dates > 0 && asksWhen(l.words) {
 		// A question that asks when ranks its hits again by these
@@ -131,17 +137,12 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	if err == nil && (q.Fill || q.Limit > focusN) {
 		// The second hop keeps the best focusN hits in their places: a
 		// recall of no more than those would pay for it and get nothing.
-		hits, err = r.secondHop(ctx, ix, run.ID, l, hits, focusN)
+		hits, err = r.secondHop(ctx, ix, ar, run.ID, l, hits, focusN)
 	}
 	if err != nil {
 		return err
 	}
 	var picked []Recall
-	ar := q.Around
-	if ar == nil {
-		ar = new(Around)
-	}
-	ar.reset(run.ID, run.Iterations, max(r.cfg.Context, 1), q.Fill)
 	if q.Fill {
 		ar.matched = matchedIterations(hits)
 	}

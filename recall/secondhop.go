@@ -33,12 +33,13 @@ const (
 // secondHop runs the second search of a recall that asks for more hits
 // than its focus (a fill, or a limit past it) and fuses it with the first,
 // the best focus hits kept in their places. It returns hits
-// unchanged when the first hits share no words worth adding.
-func (r *Recaller) secondHop(ctx context.Context, ix *index, run string, l lookup, hits []Hit, focus int) ([]Hit, error) {
+// unchanged when the first hits share no words worth adding. ar keeps the
+// expansion for the fill's next round.
+func (r *Recaller) secondHop(ctx context.Context, ix *index, ar *Around, run string, l lookup, hits []Hit, focus int) ([]Hit, error) {
 	if r.cfg.SecondHop <= 0 {
 		return hits, nil
 	}
-	words, err := r.expansion(ctx, ix, run, l.words, hits)
+	words, err := ar.expansion(ctx, r, ix, run, l.words, hits)
 	if err != nil || len(words) == 0 {
 		return hits, err
 	}
