@@ -355,16 +355,15 @@ func (p *packer) consider(ctx context.Context, h recall.Recall, rt recallRender,
 	return nil
 }
 
-// alone takes hit h, which costs more than its share of the room, as the
-// iterations it matched without the other half of their exchange
-// (recall's exchange.go) or their context, when those fit the share and
-// the room. The
-// share bounds what one hit takes, so that a long answer does not push
-// out several hits ranked near it; when it is the half a hit brings that
-// makes it long, the turn that matched is a hit like the others, and the
-// half is context the room cannot spare. Under a small budget that is
-// most exchanges: at 1,000 tokens an eighth of the room is about two
-// turns of a conversation.
+// alone takes hit h, which costs more than share, as the iterations it
+// matched without the other half of their exchange (recall's exchange.go)
+// or their context, when those fit the share and the room. The share
+// bounds what one hit takes, so that a long answer does not push out
+// several hits ranked near it; when it is the half a hit brings that makes
+// it long, the turn that matched is a hit like the others, and the half is
+// context the room cannot spare. Under a small budget that is most
+// exchanges: at 1,000 tokens an eighth of the room is about two turns of
+// a conversation.
 func (p *packer) alone(ctx context.Context, h recall.Recall, share int) error {
 	if h.Matched == [2]int{h.First, h.Last} {
 		return nil

@@ -113,7 +113,9 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 		ar = new(Around)
 	}
 	ar.reset(run.ID, run.Iterations, max(r.cfg.Context, 1), q.Fill)
-	hits, err := ar.firstSearch(ctx, ix, l)
+	// Only a caller's Around is asked again (a fill's next round): a
+	// recall's own keeps no searches.
+	hits, err := q.Around.firstSearch(ctx, ix, l)
 	var words map[hitKey]float64
 	if r.cfg.Dates > 0 && asksWhen(l.words) {
 		// A question that asks when ranks its hits again by these
@@ -137,7 +139,7 @@ func (r *Recaller) Each(ctx context.Context, run journal.Run, q Query, yield fun
 	if err == nil && (q.Fill || q.Limit > focusN) {
 		// The second hop keeps the best focusN hits in their places: a
 		// recall of no more than those would pay for it and get nothing.
-		hits, err = r.secondHop(ctx, ix, ar, run.ID, l, hits, focusN)
+		hits, err = r.secondHop(ctx, ix, q.Around, run.ID, l, hits, focusN)
 	}
 	if err != nil {
 		return err

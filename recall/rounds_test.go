@@ -72,6 +72,10 @@ func TestARoundKeepsTheFirstSearchOfTheRoundBefore(t *testing.T) {
 			t.Errorf("lookup %+v gave %d hits, want the 7 documents now in the index: it is another search", other, n)
 		}
 	}
+	var none *Around // a recall that no round follows keeps nothing
+	if hits, err := none.firstSearch(ctx, ix, l); err != nil || len(hits) != 7 {
+		t.Errorf("with no Around the first search gave %d hits (%v), want the 7 in the index", len(hits), err)
+	}
 	a.reset("a", 7, 1, true) // the run grew: another state
 	if n := count(l); n != 7 {
 		t.Errorf("after the run grew the first search gave %d hits, want 7", n)

@@ -29,7 +29,8 @@ type Hit struct {
 	names int
 }
 
-// lookup is one search of a run's documents.
+// lookup is one search of a run's documents. A field that changes what
+// a search ranks belongs in searchKey too (rounds.go).
 type lookup struct {
 	run string
 	// words is free text, matched against the analysed text (BM25).

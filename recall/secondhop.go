@@ -33,8 +33,8 @@ const (
 // secondHop runs the second search of a recall that asks for more hits
 // than its focus (a fill, or a limit past it) and fuses it with the first,
 // the best focus hits kept in their places. It returns hits
-// unchanged when the first hits share no words worth adding. ar keeps the
-// expansion for the fill's next round.
+// unchanged when the first hits share no words worth adding. ar, when
+// not nil, keeps the expansion for the fill's next round.
 func (r *Recaller) secondHop(ctx context.Context, ix *index, ar *Around, run string, l lookup, hits []Hit, focus int) ([]Hit, error) {
 	if r.cfg.SecondHop <= 0 {
 		return hits, nil
