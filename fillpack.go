@@ -68,7 +68,8 @@ const maxHitShare = 8
 // ranked second took the room of the next best hits, short turns that
 // held what was asked (at 1,000 tokens, LongMemEval's evidence 0.630 ->
 // 0.685, as bm25-turns takes them; LoCoMo's turns are never that long).
-// The first hit is taken however long (as its lines, when it does not fit).
+// The first hit is taken however long: as the turns it matched, or its
+// lines, when it does not fit (packer.first).
 const maxFocusShare = 2
 
 // fillHits ranks the hits of a fill (recall.Query.Fill) and keeps, best
@@ -341,6 +342,8 @@ func (p *packer) release(ctx context.Context, rank float64) (bool, error) {
 // first a half (maxFocusShare).
 func (p *packer) consider(ctx context.Context, h recall.Recall, rt recallRender, cost int, bounded bool) error {
 	switch {
+	case len(p.c.hits) == 0 && cost > p.room:
+		return p.first(ctx, h, rt)
 	case len(p.c.hits) > 0 && p.c.used+cost > p.room:
 		p.skips++
 	case bounded && cost > p.room/maxHitShare:
@@ -386,6 +389,23 @@ func (p *packer) alone(ctx context.Context, h recall.Recall, share int) error {
 	}
 	n.Visible = h.Visible || p.around != nil && p.around.InFull(n.First, n.Last)
 	p.add(n, rt, cost)
+	return nil
+}
+
+// first takes the best hit of a fill, h, whose text in full (rt) does not
+// fit the room: as the iterations it matched, in full, when those fit, else
+// as its lines, which is how the window shows a recall too long for its
+// room. It is charged what the window will show, so that the room its full
+// text would have taken goes to the hits after it: charged in full, a
+// first hit longer than the room left none, and the window gave what its
+// lines left to the turns before the question instead.
+func (p *packer) first(ctx context.Context, h recall.Recall, rt recallRender) error {
+	if err := p.alone(ctx, h, p.room); err != nil || len(p.c.hits) > 0 {
+		return err
+	}
+	lines := rt
+	lines.full, lines.fullTokens = "", 0
+	p.add(h, rt, hitCost(p.e.Tokenizer, h, lines, true))
 	return nil
 }
 

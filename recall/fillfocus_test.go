@@ -2,7 +2,6 @@ package recall_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -21,10 +20,7 @@ func TestABestHitLongerThanHalfTheRoomGivesWay(t *testing.T) {
 	lines := fillers(300)
 	lines[50] = "Caro: The Westbury ferry leaves at nine."
 	lines[100] = "Mel: The Westbury ferry, " + strings.Repeat("the Westbury ferry with its windy deck and the gulls that follow it, ", 32) + "is a fine boat."
-	short := []int{150, 170, 190, 210, 230}
-	for i, at := range short {
-		lines[at] = fmt.Sprintf("Caro: The boat to pier %d leaves at %d.", i+1, i+6)
-	}
+	short := piers(lines)
 	ask := func(budget int) []memory.Retrieved {
 		eng, run := dialogue(t, lines, budget, nil)
 		hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"When does the Westbury ferry leave?"}, DryRun: true})

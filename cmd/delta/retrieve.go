@@ -34,8 +34,9 @@ the window has room for, however many that is (up to 1,600 short turns). Its wor
 the concepts they name (WordNet), so that "sports" finds a turn about tennis (recall
 concepts, the weight of that search, default 0.25). A question that asks for a list
 ("what books has she read?", "how many weddings?") keeps only its best hit in focus, so
-that the room holds more of the items. A best hit after the first takes at most half the
-room. Past the focus, each hit comes
+that the room holds more of the items. The best hit, when longer than the room, comes as
+the turns it matched, or its lines; one after it takes at most half the room. Past the
+focus, each hit comes
 with the other half of its exchange (the question it answers, the answer to its question)
 and takes at most an eighth of the room,
 and a second search on the rare words the best hits share (recall second_hop) is fused
