@@ -44,30 +44,15 @@ func TestALongHitWaitsItsDue(t *testing.T) {
 	pack := func(long, room int) []int {
 		t.Helper()
 		texts := make(map[[2]int]recallRender)
-		p := packer{e: e, room: room, focus: 1, texts: texts}
 		for i := 1; i <= 100; i++ {
 			r := recallRender{full: "x", fullTokens: 20, folded: 1}
 			if i == 12 {
 				r.fullTokens = long
 			}
 			texts[[2]int{i, i}] = r
-			if more, err := p.offer(context.Background(), recall.Recall{First: i, Last: i}); err != nil || !more {
-				break
-			}
 		}
-		if !p.stopped {
-			if _, err := p.drain(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := p.release(context.Background(), math.Inf(1)); err != nil {
-			t.Fatal(err)
-		}
-		var taken []int
-		for _, h := range p.c.hits {
-			taken = append(taken, h.First)
-		}
-		return taken
+		p := packer{e: e, room: room, focus: 1, texts: texts}
+		return packTaken(t, &p, 100)
 	}
 	// A short hit costs about 27 tokens with its heading; 200 is more
 	// than three times that, under an eighth of the room, and due past
@@ -83,4 +68,70 @@ func TestALongHitWaitsItsDue(t *testing.T) {
 	if i := slices.Index(got, 12); i != 11 {
 		t.Errorf("a hit twice the typical is at %d of the fill, want 11, its rank: %v", i, got)
 	}
+}
+
+// TestAHitsShareFallsWithTheHitsTakenBeforeIt: past the focus, the k-th
+// hit a fill takes may have the k-th of the room (at most a half, at
+// least an eighth), so that a long answer ranked second is taken whole
+// where the hits after it are short; a question that asks for a list
+// keeps its third hit and on to an eighth.
+func TestAHitsShareFallsWithTheHitsTakenBeforeIt(t *testing.T) {
+	tok, err := scoring.NewTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Tokenizer: tok}
+	// Three hits in a room of 400 tokens, with focus 1: a short one, one
+	// of 150 tokens (over an eighth and under a half of the room), and
+	// one of 60 (over an eighth and under a third). None is over three
+	// times the median of the hits before it, so none waits its due.
+	pack := func(list bool) []int {
+		t.Helper()
+		texts := map[[2]int]recallRender{
+			{1, 1}: {full: "x", fullTokens: 20, folded: 1},
+			{2, 2}: {full: "x", fullTokens: 150, folded: 1},
+			{3, 3}: {full: "x", fullTokens: 60, folded: 1},
+		}
+		p := packer{e: e, room: 400, focus: 1, list: list, texts: texts}
+		return packTaken(t, &p, 3)
+	}
+	if got := pack(false); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("took %v, want [1 2 3]: the second hit may have half the room, the third a third", got)
+	}
+	if got := pack(true); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("a list question took %v, want [1 2]: its third hit may have an eighth of the room", got)
+	}
+}
+
+// packTaken offers p the hits of iterations 1 to n in turn, rendered
+// already (p.texts), packs them as a fill does (fillHits) and returns the
+// first iteration of each hit taken, in the order taken.
+func packTaken(t *testing.T, p *packer, n int) []int {
+	t.Helper()
+	ctx := context.Background()
+	for i := 1; i <= n; i++ {
+		more, err := p.offer(ctx, recall.Recall{First: i, Last: i, Matched: [2]int{i, i}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			break
+		}
+	}
+	if _, err := p.settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !p.stopped {
+		if _, err := p.drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.release(ctx, math.Inf(1)); err != nil {
+		t.Fatal(err)
+	}
+	var taken []int
+	for _, h := range p.c.hits {
+		taken = append(taken, h.First)
+	}
+	return taken
 }

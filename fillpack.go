@@ -54,11 +54,12 @@ type candidates struct {
 // passes over before it stops looking.
 const maxSkips = 8
 
-// maxHitShare bounds a hit past a fill's focus hits to this fraction of
-// the room (1/maxHitShare): a question's room holds tens of turns, and one
-// hit that would take more than an eighth of it (a long answer, a long
-// tool output) pushes out several hits ranked near it, each as likely to
-// hold what was asked. The best hits (recall focus) may take more
+// maxHitShare bounds a hit past a fill's focus hits, once as many hits
+// were taken, to this fraction of the room (1/maxHitShare; packer.share
+// gives the hits before it more): a question's room holds tens of turns,
+// and one hit that would take more than an eighth of it (a long answer, a
+// long tool output) pushes out several hits ranked near it, each as likely
+// to hold what was asked. The best hits (recall focus) may take more
 // (maxFocusShare).
 const maxHitShare = 8
 
@@ -75,8 +76,9 @@ const maxFocusShare = 2
 // fillHits ranks the hits of a fill (recall.Query.Fill) and keeps, best
 // first, those that fit room, skipping one too long for what is left, so
 // that one long range does not keep the shorter ones after it out, and,
-// past the focus hits, one longer than an eighth of the room (maxHitShare),
-// and among them after the first, one longer than half (maxFocusShare).
+// past the focus hits, one longer than its share of the room (packer.share:
+// the k-th of it for the k-th hit, at least an eighth), and among them
+// after the first, one longer than half (maxFocusShare).
 // It renders hits a batch at a time (packer.batch), until the room is full.
 //
 // The room decides how many hits a fill takes, not a count: it asks the
@@ -89,7 +91,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 	dry.DryRun, dry.Limit, dry.Fill, dry.Around = true, e.Recall.Config().MaxHits, true, new(recall.Around)
 	texts := make(map[[2]int]recallRender)
 	for {
-		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), texts: texts, around: dry.Around}
+		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), list: recall.AsksForList(dry.Text()), texts: texts, around: dry.Around}
 		err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) })
 		// The batch still rendering is taken (or waited for) before
 		// anything else, error or not.
@@ -134,6 +136,8 @@ type packer struct {
 	e           *Engine
 	run         journal.Run
 	room, focus int
+	// list says that the question asks for a list (share).
+	list bool
 	// texts holds the hits' renderings by range, from an earlier round
 	// of the same fill; offer adds those it makes.
 	texts map[[2]int]recallRender
@@ -338,7 +342,7 @@ func (p *packer) release(ctx context.Context, rank float64) (bool, error) {
 
 // consider takes hit h if it fits, and if it takes no more than its share
 // of the room, else as the iterations it matched alone (alone): past the
-// focus (bounded) an eighth (maxHitShare), among the best hits after the
+// focus (bounded) its share (packer.share), among the best hits after the
 // first a half (maxFocusShare).
 func (p *packer) consider(ctx context.Context, h recall.Recall, rt recallRender, cost int, bounded bool) error {
 	switch {
@@ -346,9 +350,9 @@ func (p *packer) consider(ctx context.Context, h recall.Recall, rt recallRender,
 		return p.first(ctx, h, rt)
 	case len(p.c.hits) > 0 && p.c.used+cost > p.room:
 		p.skips++
-	case bounded && cost > p.room/maxHitShare:
+	case bounded && cost > p.share():
 		// one long hit past the best would take the room of several
-		return p.alone(ctx, h, p.room/maxHitShare)
+		return p.alone(ctx, h, p.share())
 	case len(p.c.hits) > 0 && cost > p.room/maxFocusShare:
 		// one of the best would take more than all the others
 		return p.alone(ctx, h, p.room/maxFocusShare)
@@ -407,6 +411,26 @@ func (p *packer) first(ctx context.Context, h recall.Recall, rt recallRender) er
 	lines.full, lines.fullTokens = "", 0
 	p.add(h, rt, hitCost(p.e.Tokenizer, h, lines, true))
 	return nil
+}
+
+// share is the most a hit past the focus may take of the room, as the
+// k-th hit taken: the k-th of the room (the part each of k hits would have
+// of an even split), down to an eighth from the eighth hit on
+// (maxHitShare), and never more than half (maxFocusShare). A long hit
+// pushes out as many short ones as it is long, so the bound is what the
+// hits before it leave worth risking: with one hit taken, a 400-token
+// answer ranked second costs the room of hits ranked far below it; with
+// seven, it costs the room of the next few, each as likely to hold what
+// was asked. A question that asks for a list (recall.AsksForList) spreads
+// its items over many turns: past its second hit each keeps the eighth,
+// so that long turns ranked third or fourth do not take the room of the
+// items after them.
+func (p *packer) share() int {
+	k := len(p.c.hits) + 1
+	if p.list && k > 2 {
+		k = maxHitShare
+	}
+	return p.room / min(max(k, maxFocusShare), maxHitShare)
 }
 
 // add takes hit h, rendered as rt, for cost tokens of the room.
