@@ -414,17 +414,16 @@ func (p *packer) first(ctx context.Context, h recall.Recall, rt recallRender) er
 }
 
 // share is the most a hit past the focus may take of the room, as the
-// k-th hit taken: the k-th of the room (the part each of k hits would have
-// of an even split), down to an eighth from the eighth hit on
-// (maxHitShare), and never more than half (maxFocusShare). A long hit
-// pushes out as many short ones as it is long, so the bound is what the
-// hits before it leave worth risking: with one hit taken, a 400-token
-// answer ranked second costs the room of hits ranked far below it; with
-// seven, it costs the room of the next few, each as likely to hold what
-// was asked. A question that asks for a list (recall.AsksForList) spreads
-// its items over many turns: past its second hit each keeps the eighth,
-// so that long turns ranked third or fourth do not take the room of the
-// items after them.
+// k-th hit taken: the k-th of the room, never more than half
+// (maxFocusShare), and never less than an eighth (maxHitShare, from the
+// eighth hit on). The chance that a hit holds what was asked falls with
+// its rank, about as 1/k (the weight reciprocal-rank fusion gives it), so
+// the room a hit may risk falls with it: a 400-token answer taken second
+// may have half of a 1,000-token room, one taken seventh a seventh. A
+// question that asks for a list (recall.AsksForList) spreads its items
+// over many turns, each as likely as the next: past its second hit each
+// keeps the eighth, so that long turns ranked third or fourth do not take
+// the room of the items after them.
 func (p *packer) share() int {
 	k := len(p.c.hits) + 1
 	if p.list && k > 2 {

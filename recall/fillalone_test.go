@@ -11,8 +11,9 @@ import (
 
 // TestAHitItsExchangeMakesTooLongComesAlone: under a small budget, past
 // the best five hits, a short question that matched comes back with the
-// long answer after it (its exchange), and the two take more than an
-// eighth of the room. The hit is then taken alone, not passed over: the
+// long answer after it (its exchange), and the two take more than the
+// sixth hit's share of the room (a sixth). The hit is then taken alone,
+// not passed over: the
 // share bounds what one hit takes of the room, and it was the answer that
 // made this one long.
 func TestAHitItsExchangeMakesTooLongComesAlone(t *testing.T) {
@@ -22,7 +23,7 @@ func TestAHitItsExchangeMakesTooLongComesAlone(t *testing.T) {
 		lines[at] = fmt.Sprintf("Marathon day %d: my marathon time was four hours, my best marathon time yet.", i+1)
 	}
 	lines[200] = "Mel: I keep thinking of the city marathon along the river last spring, with the whole running club there. How did it go for you?"
-	lines[201] = "Caro: The marathon went " + strings.Repeat("well, with a hill near the river, a loud crowd and water stations far apart, ", 5) + "and I finished."
+	lines[201] = "Caro: The marathon went " + strings.Repeat("well, with a hill near the river, a loud crowd and water stations far apart, ", 9) + "and I finished."
 	eng, run := dialogue(t, lines, 1000, nil)
 	hits, err := eng.Retrieve(context.Background(), run, recall.Query{Keywords: []string{"What was my marathon time?"}, DryRun: true})
 	if err != nil {
