@@ -81,22 +81,25 @@ func TestAHitsShareFallsWithTheHitsTakenBeforeIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &Engine{Tokenizer: tok}
-	// Three hits in a room of 400 tokens, with focus 1: a short one, one
-	// of 150 tokens (over an eighth and under a half of the room), and
-	// one of 60 (over an eighth and under a third). None is over three
-	// times the median of the hits before it, so none waits its due.
+	// Four hits in a room of 400 tokens, with focus 1: a short one, one
+	// of 150 tokens (over an eighth and under a half of the room), one of
+	// 60 (over an eighth and under a third) and one of 120 (over a
+	// quarter and under a half; it would fit the room left). None is over
+	// three times the median of the hits offered so far, itself included,
+	// so none waits its due.
 	pack := func(list bool) []int {
 		t.Helper()
 		texts := map[[2]int]recallRender{
 			{1, 1}: {full: "x", fullTokens: 20, folded: 1},
 			{2, 2}: {full: "x", fullTokens: 150, folded: 1},
 			{3, 3}: {full: "x", fullTokens: 60, folded: 1},
+			{4, 4}: {full: "x", fullTokens: 120, folded: 1},
 		}
 		p := packer{e: e, room: 400, focus: 1, list: list, texts: texts}
-		return packTaken(t, &p, 3)
+		return packTaken(t, &p, 4)
 	}
 	if got := pack(false); !slices.Equal(got, []int{1, 2, 3}) {
-		t.Errorf("took %v, want [1 2 3]: the second hit may have half the room, the third a third", got)
+		t.Errorf("took %v, want [1 2 3]: the second hit may have half the room, the third a third, the fourth a quarter", got)
 	}
 	if got := pack(true); !slices.Equal(got, []int{1, 2}) {
 		t.Errorf("a list question took %v, want [1 2]: its third hit may have an eighth of the room", got)

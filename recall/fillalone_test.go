@@ -13,9 +13,8 @@ import (
 // the best five hits, a short question that matched comes back with the
 // long answer after it (its exchange), and the two take more than the
 // sixth hit's share of the room (a sixth). The hit is then taken alone,
-// not passed over: the
-// share bounds what one hit takes of the room, and it was the answer that
-// made this one long.
+// not passed over: the share bounds what one hit takes of the room, and it
+// was the answer that made this one long.
 func TestAHitItsExchangeMakesTooLongComesAlone(t *testing.T) {
 	t.Parallel()
 	lines := fillers(300)
