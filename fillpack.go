@@ -91,7 +91,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 	dry.DryRun, dry.Limit, dry.Fill, dry.Around = true, e.Recall.Config().MaxHits, true, new(recall.Around)
 	texts := make(map[[2]int]recallRender)
 	for {
-		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), list: recall.AsksForList(dry.Text()), texts: texts, around: dry.Around}
+		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), list: recall.AsksForSeveral(dry.Text()), texts: texts, around: dry.Around}
 		err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) })
 		// The batch still rendering is taken (or waited for) before
 		// anything else, error or not.
@@ -136,7 +136,8 @@ type packer struct {
 	e           *Engine
 	run         journal.Run
 	room, focus int
-	// list says that the question asks for a list (share).
+	// list says that the question is answered by several turns
+	// (recall.AsksForSeveral: a list, a judgment; share).
 	list bool
 	// texts holds the hits' renderings by range, from an earlier round
 	// of the same fill; offer adds those it makes.
@@ -420,10 +421,10 @@ func (p *packer) first(ctx context.Context, h recall.Recall, rt recallRender) er
 // its rank, about as 1/k (the weight reciprocal-rank fusion gives it), so
 // the room a hit may risk falls with it: a 400-token answer taken second
 // may have half of a 1,000-token room, one taken seventh a seventh. A
-// question that asks for a list (recall.AsksForList) spreads its items
-// over many turns, each as likely as the next: past its second hit each
-// keeps the eighth, so that long turns ranked third or fourth do not take
-// the room of the items after them.
+// question answered by several turns (recall.AsksForSeveral: a list, a
+// judgment) spreads them over the run, each as likely as the next: past
+// its second hit each keeps the eighth, so that long turns ranked third
+// or fourth do not take the room of the ones after them.
 func (p *packer) share() int {
 	k := len(p.c.hits) + 1
 	if p.list && k > 2 {

@@ -35,7 +35,7 @@ var auxiliaries = map[string]bool{
 // ("what are her plans").
 func AsksForList(question string) bool {
 	words := questionWords(question)
-	if len(words) == 0 || !strings.HasSuffix(strings.TrimSpace(question), "?") && !questionStarts[words[0]] && !auxiliaries[words[0]] {
+	if !readsAsQuestion(question, words) {
 		return false
 	}
 	for i, w := range words {
@@ -56,6 +56,16 @@ func AsksForList(question string) bool {
 		}
 	}
 	return false
+}
+
+// readsAsQuestion reports whether question, split into words, reads as a
+// question: it ends with a question mark, or starts with a question word
+// or an auxiliary. A subtask such as "Update both handlers" does not.
+func readsAsQuestion(question string, words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimSpace(question), "?") || questionStarts[words[0]] || auxiliaries[words[0]]
 }
 
 // questionStarts are the words a question in words starts with.
@@ -124,10 +134,11 @@ func questionWords(s string) []string {
 }
 
 // FocusFor is how many of q's best hits come with their context: Focus,
-// or for a question to memory that asks for a list (AsksForList) the best
-// one alone, so that the room goes to more of the list's items.
+// or for a question to memory answered by several turns (AsksForSeveral:
+// a list, a judgment) the best one alone, so that the room goes to more
+// of them.
 func (c Config) FocusFor(q Query) int {
-	if q.Fill && AsksForList(q.Text()) {
+	if q.Fill && AsksForSeveral(q.Text()) {
 		return min(c.Focus, 1)
 	}
 	return c.Focus

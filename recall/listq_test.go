@@ -49,8 +49,9 @@ func TestAsksForList(t *testing.T) {
 // TestAListQuestionSpendsItsRoomOnItems: five turns name a book Anna
 // read, each between two long turns about the weather. A question about
 // one book brings its five best hits back with those neighbours; a
-// question for the list brings the best hit alone with them, and the
-// other items as themselves, so the same room holds more of the list.
+// question for the list, or for a judgment that weighs them all, brings
+// the best hit alone with them, and the other items as themselves, so the
+// same room holds more of the list.
 func TestAListQuestionSpendsItsRoomOnItems(t *testing.T) {
 	t.Parallel()
 	lines := fillers(300)
@@ -96,11 +97,15 @@ func TestAListQuestionSpendsItsRoomOnItems(t *testing.T) {
 	if got := withContext(ranges("What books has Anna read?")); got != 1 {
 		t.Errorf("a list question: %d of the items came back with their neighbours, want only the best one", got)
 	}
+	if got := withContext(ranges("Would Anna enjoy another book?")); got != 1 {
+		t.Errorf("a judgment question: %d of the items came back with their neighbours, want only the best one", got)
+	}
 }
 
 // TestFocusForAListQuestion: only a question to memory (a fill) that asks
-// for a list keeps one hit in focus; a recall with a limit, and a fill
-// about one thing, keep the configured focus.
+// for a list or a judgment keeps one hit in focus; a recall with a limit,
+// a fill about one thing, a request put to "you" and a comparison keep the
+// configured focus.
 func TestFocusForAListQuestion(t *testing.T) {
 	c := recall.Config{Focus: 5}
 	for _, tc := range []struct {
@@ -110,6 +115,9 @@ func TestFocusForAListQuestion(t *testing.T) {
 		{recall.Query{Keywords: []string{"What books has Anna read?"}, Fill: true}, 1},
 		{recall.Query{Keywords: []string{"What books has Anna read?"}, Limit: 5}, 5},
 		{recall.Query{Keywords: []string{"Which book did Anna read?"}, Fill: true}, 5},
+		{recall.Query{Keywords: []string{"Would Anna enjoy another book?"}, Fill: true}, 1},
+		{recall.Query{Keywords: []string{"Would you name the book Anna read?"}, Fill: true}, 5},
+		{recall.Query{Keywords: []string{"Did Anna read Dune or Emma first?"}, Fill: true}, 5},
 	} {
 		if got := c.FocusFor(tc.q); got != tc.want {
 			t.Errorf("FocusFor(%+v) = %d, want %d", tc.q, got, tc.want)
