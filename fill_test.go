@@ -87,7 +87,7 @@ func TestAHitsShareFallsWithTheHitsTakenBeforeIt(t *testing.T) {
 	// quarter and under a half; it would fit the room left). None is over
 	// three times the median of the hits offered so far, itself included,
 	// so none waits its due.
-	pack := func(list bool) []int {
+	pack := func(several bool) []int {
 		t.Helper()
 		texts := map[[2]int]recallRender{
 			{1, 1}: {full: "x", fullTokens: 20, folded: 1},
@@ -95,7 +95,7 @@ func TestAHitsShareFallsWithTheHitsTakenBeforeIt(t *testing.T) {
 			{3, 3}: {full: "x", fullTokens: 60, folded: 1},
 			{4, 4}: {full: "x", fullTokens: 120, folded: 1},
 		}
-		p := packer{e: e, room: 400, focus: 1, list: list, texts: texts}
+		p := packer{e: e, room: 400, focus: 1, several: several, texts: texts}
 		return packTaken(t, &p, 4)
 	}
 	if got := pack(false); !slices.Equal(got, []int{1, 2, 3}) {

@@ -91,7 +91,7 @@ func (e *Engine) fillHits(ctx context.Context, run journal.Run, q recall.Query, 
 	dry.DryRun, dry.Limit, dry.Fill, dry.Around = true, e.Recall.Config().MaxHits, true, new(recall.Around)
 	texts := make(map[[2]int]recallRender)
 	for {
-		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), list: recall.AsksForSeveral(dry.Text()), texts: texts, around: dry.Around}
+		p := packer{e: e, run: run, room: room, focus: e.Recall.Config().FocusFor(dry), several: recall.AsksForSeveral(dry.Text()), texts: texts, around: dry.Around}
 		err := e.Recall.Each(ctx, run, dry, func(h recall.Recall) (bool, error) { return p.offer(ctx, h) })
 		// The batch still rendering is taken (or waited for) before
 		// anything else, error or not.
@@ -136,9 +136,9 @@ type packer struct {
 	e           *Engine
 	run         journal.Run
 	room, focus int
-	// list says that the question is answered by several turns
+	// several says that the question is answered by several turns
 	// (recall.AsksForSeveral: a list, a judgment; share).
-	list bool
+	several bool
 	// texts holds the hits' renderings by range, from an earlier round
 	// of the same fill; offer adds those it makes.
 	texts map[[2]int]recallRender
@@ -427,7 +427,7 @@ func (p *packer) first(ctx context.Context, h recall.Recall, rt recallRender) er
 // or fourth do not take the room of the ones after them.
 func (p *packer) share() int {
 	k := len(p.c.hits) + 1
-	if p.list && k > 2 {
+	if p.several && k > 2 {
 		k = maxHitShare
 	}
 	return p.room / min(max(k, maxFocusShare), maxHitShare)
